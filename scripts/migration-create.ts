@@ -1,0 +1,14 @@
+// Writes a new migration from the difference between the entities and the
+// committed snapshot: `npm run migration:create` (needs a reachable database).
+import { loadConfig } from '../src/config';
+import { openDatabase } from '../src/db/database';
+
+const config = loadConfig();
+const db = await openDatabase(config);
+try {
+  const blank = process.argv.includes('--blank');
+  const result = await db.orm.migrator.create(undefined, blank);
+  process.stdout.write(`${JSON.stringify({ file: result.fileName, empty: result.diff.up.length === 0 })}\n`);
+} finally {
+  await db.close();
+}

@@ -1,0 +1,87 @@
+// The only reader of process.env. Every variable is parsed and checked once, at
+// boot; a bad value stops start-up with a message naming the variable.
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Unset: embedded PostgreSQL under `dataDir/pg`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** Port of the embedded PostgreSQL (only used when databaseUrl is unset). */
+  embeddedPgPort: number;
+  catalogPath: string | undefined;
+  bootstrapToken: string | undefined;
+  timezone: string;
+  logLevel: string;
+  sessionTtlHours: number;
+  workers: number;
+  shutdownGraceMs: number;
+  /** Upstream credentials and base URLs, looked up by name (catalog `api_key_env`). */
+  upstreamEnv: Readonly<Record<string, string | undefined>>;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+export function isValidTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const timezone = env.GATEWAY_TIMEZONE || 'UTC';
+  if (!isValidTimeZone(timezone)) throw new ConfigError('GATEWAY_TIMEZONE', `unknown IANA time zone "${timezone}"`);
+
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must start with postgres:// or postgresql://');
+  }
+
+  const bootstrapToken = env.GATEWAY_BOOTSTRAP_TOKEN || undefined;
+  if (bootstrapToken !== undefined && bootstrapToken.length < 16) {
+    throw new ConfigError('GATEWAY_BOOTSTRAP_TOKEN', 'must be at least 16 characters');
+  }
+
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+
+  return {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl,
+    dataDir: env.GATEWAY_DATA_DIR || '.data',
+    embeddedPgPort: int(env, 'GATEWAY_EMBEDDED_PG_PORT', 54329, 1024, 65535),
+    catalogPath: env.GATEWAY_CATALOG || undefined,
+    bootstrapToken,
+    timezone,
+    logLevel,
+    sessionTtlHours: int(env, 'GATEWAY_SESSION_TTL_HOURS', 12, 1, 24 * 30),
+    workers: int(env, 'GATEWAY_WORKERS', 1, 1, 64),
+    shutdownGraceMs: int(env, 'GATEWAY_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    upstreamEnv: env,
+  };
+}

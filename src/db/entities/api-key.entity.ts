@@ -1,0 +1,38 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { AccountSchema } from './account.entity';
+
+export const API_KEY_STORED_STATUSES = ['active', 'suspended', 'cancelled'] as const;
+
+export const ApiKeySchema = defineEntity({
+  name: 'ApiKey',
+  tableName: 'api_keys',
+  properties: {
+    id: p.string().length(40).primary(),
+    account: () => p.manyToOne(AccountSchema),
+    name: p.string().length(64),
+    dimension: p.string().length(16),
+    /**
+     * Stored state. `expired` and credit-limit suspension are derived on read
+     * (account zone, account month-to-date), never written.
+     */
+    status: p.enum(API_KEY_STORED_STATUSES),
+    modelScope: p.json<string[]>(),
+    /** Last valid day (YYYY-MM-DD, account zone); null = never expires. */
+    expiresAt: p.date().nullable(),
+    /** SHA-256 (hex) of the secret; the secret itself is never stored. */
+    secretHash: p.string().length(64).unique(),
+    secretHint: p.string().length(32),
+    usedTokens: p.bigint('number').default(0),
+    lastUsedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    cancelledAt: p.datetime().nullable(),
+  },
+  uniques: [
+    // A name is unique among the account's live keys and reusable after cancel.
+    { name: 'api_keys_live_name_unique', properties: ['account', 'name'], where: "status <> 'cancelled'" },
+  ],
+  indexes: [{ properties: ['account', 'createdAt'] }],
+});
+
+export type ApiKey = InstanceType<typeof ApiKeySchema.class>;

@@ -1,0 +1,46 @@
+import type { CanonicalEvent, CanonicalRequest } from '../data-plane/canonical';
+import type { Deployment } from '../routing/catalog.types';
+
+export interface ProviderCall {
+  /** The request as the upstream should see it (after input guardrails). */
+  request: CanonicalRequest;
+  deployment: Deployment;
+  /** Aborted when the client goes away or the gateway shuts down. */
+  signal: AbortSignal;
+}
+
+export type UpstreamFailure = 'connect' | 'timeout' | 'http' | 'protocol' | 'aborted';
+
+/**
+ * A failure talking to an upstream. `retryable` says whether another
+ * deployment may be tried (connect error, timeout, 5xx, 429), provided
+ * nothing has reached the client yet.
+ */
+export class UpstreamError extends Error {
+  constructor(
+    readonly failure: UpstreamFailure,
+    message: string,
+    readonly status?: number,
+    /** The upstream's own error type, e.g. `overloaded_error`, when it sent one. */
+    readonly upstreamType?: string,
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+
+  get retryable(): boolean {
+    if (this.failure === 'aborted') return false;
+    if (this.failure === 'http') return this.status === undefined || this.status === 429 || this.status >= 500;
+    return true;
+  }
+}
+
+/**
+ * One upstream protocol. `stream` always yields canonical events, whether the
+ * upstream call itself is streamed (`request.stream`) or plain: a plain
+ * upstream reply is mapped to the same event sequence. Errors before the first
+ * event are UpstreamErrors; the caller decides about fallback.
+ */
+export interface ProviderAdapter {
+  stream(call: ProviderCall): AsyncIterable<CanonicalEvent>;
+}

@@ -1,0 +1,98 @@
+// The model catalog (DESIGN §7): a contract operators write and outside tests
+// rely on. `catalog.ts` parses the JSON file into these types.
+
+export const TIERS = ['light', 'standard', 'heavy', 'thinking'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export const PRICE_TIERS = [
+  'no_thinking.input_cache_hit',
+  'no_thinking.input_cache_miss',
+  'no_thinking.output',
+  'thinking.input_cache_hit',
+  'thinking.input_cache_miss',
+  'thinking.output',
+] as const;
+export type PriceTier = (typeof PRICE_TIERS)[number];
+
+/** An exact decimal, e.g. "0.5" = { units: 5n, scale: 1 } meaning 5 / 10^1. */
+export interface Decimal {
+  units: bigint;
+  scale: number;
+  text: string;
+}
+
+export type ProviderType = 'anthropic' | 'openai' | 'mock';
+
+export interface MockBehaviour {
+  /** Delay before the first event, ms. */
+  latencyMs: number;
+  /** Delay between streamed chunks, ms. */
+  chunkDelayMs: number;
+  /** Characters of reply text per streamed chunk. */
+  chunkChars: number;
+  /** Fail this share of calls (0..1) before the first byte with `failStatus`. */
+  failRate: number;
+  failStatus: number;
+  /** Drop the connection after this many chunks (a mid-stream reset); null = never. */
+  resetAfterChunks: number | null;
+}
+
+export interface ProviderConfig {
+  name: string;
+  type: ProviderType;
+  /** Anthropic: without /v1. OpenAI-compatible: with /v1. Unused for mock. */
+  baseUrl: string | undefined;
+  /** Name of the environment variable holding the upstream key. */
+  apiKeyEnv: string | undefined;
+  /** Resolved at load time from `api_key_env`; never logged. */
+  apiKey: string | undefined;
+  /** Timeout until the upstream's response headers, ms. */
+  connectTimeoutMs: number;
+  /** Longest silence between streamed bytes, ms. */
+  idleTimeoutMs: number;
+  mock: MockBehaviour;
+}
+
+export interface UnifyFactors {
+  input: Decimal;
+  cachedInput: Decimal;
+  output: Decimal;
+}
+
+export interface Deployment {
+  provider: ProviderConfig;
+  /** Upstream model id sent to the provider. */
+  model: string;
+  /** Ask the upstream for extended thinking; bills as thinking. */
+  thinking: boolean;
+  unify: UnifyFactors;
+}
+
+export interface ModelEntry {
+  name: string;
+  displayName: string;
+  createdAt: string;
+  /** Default max_tokens for forms where it is optional. */
+  defaultMaxTokens: number;
+  /** Every tier resolved: a tier with no routes falls back to the nearest tier that has some. */
+  routes: Record<Tier, Deployment[]>;
+}
+
+export interface AssessmentThresholds {
+  /** Scores at or above these pick the tier; below `standard` is light. */
+  standard: number;
+  heavy: number;
+}
+
+export type GuardrailPolicy = 'block' | 'redact' | 'flag' | 'off';
+
+export interface Catalog {
+  currency: string;
+  prices: Record<PriceTier, Decimal>;
+  providers: Record<string, ProviderConfig>;
+  models: ModelEntry[];
+  modelsByName: ReadonlyMap<string, ModelEntry>;
+  assessment: AssessmentThresholds;
+  /** Catalog-wide guardrail policy overrides per detector rule, and the block list. */
+  guardrails: { policies: Partial<Record<string, GuardrailPolicy>>; blockList: string[] };
+}

@@ -1,0 +1,28 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/config';
+
+describe('config', () => {
+  it('uses the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.port).to.equal(8080);
+    expect(config.host).to.equal('127.0.0.1');
+    expect(config.timezone).to.equal('UTC');
+    expect(config.databaseUrl).to.equal(undefined);
+  });
+
+  const bad: Array<[string, string]> = [
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['GATEWAY_TIMEZONE', 'Mars/Olympus'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['GATEWAY_BOOTSTRAP_TOKEN', 'short'],
+    ['GATEWAY_WORKERS', '0'],
+  ];
+  for (const [name, value] of bad) {
+    it(`stops start-up naming ${name} when it is "${value}"`, () => {
+      expect(() => loadConfig({ [name]: value }))
+        .to.throw(ConfigError)
+        .with.property('variable', name);
+    });
+  }
+});

@@ -95,4 +95,6 @@ export interface Catalog {
   assessment: AssessmentThresholds;
   /** Catalog-wide guardrail policy overrides per detector rule, and the block list. */
   guardrails: { policies: Partial<Record<string, GuardrailPolicy>>; blockList: string[] };
+  /** Problems that do not stop start-up (e.g. an unset `api_key_env`), for the boot log. */
+  warnings?: string[];
 }

@@ -1,0 +1,80 @@
+import type { FastifyRequest } from 'fastify';
+import type { Actor } from '../../domain/actor';
+import { KEY_SORTS, KEY_STATUSES, type ApiKeyService } from '../../domain/keys/api-key.service';
+import { DIMENSIONS } from '../../domain/keys/key-input';
+import type { SessionService } from '../../domain/auth/session.service';
+import type { AuditService } from '../../domain/audit/audit.service';
+import { AppError } from '../../errors';
+import type { OperationHandler } from '../../http/openapi-router';
+import { createdKey, keySummary } from './key.mapper';
+import { enumParam, intParam, stringParam } from './query-params';
+
+export function actorOf(request: FastifyRequest): Actor {
+  const actor = request.actor;
+  if (!actor) throw new AppError('authentication', 'missing_session', 'A console session token is required');
+  return actor;
+}
+
+export function sessionHandlers(sessions: SessionService): Record<string, OperationHandler> {
+  return {
+    createSession: async ({ request, reply, body }) => {
+      const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+      const grant = await sessions.login(record.email, record.password, request.ip);
+      void reply.code(201);
+      return { token: grant.token, expires_at: grant.expiresAt.toISOString(), user: { id: grant.user.id, email: grant.user.email, role: grant.user.role, account_id: grant.user.accountId } };
+    },
+    deleteCurrentSession: async ({ request, reply }) => {
+      await sessions.logout(request.headers.authorization);
+      void reply.code(204);
+      return null;
+    },
+  };
+}
+
+export function keyHandlers(keys: ApiKeyService, audit: AuditService): Record<string, OperationHandler> {
+  return {
+    listKeys: async ({ request, query }) => {
+      const page = await keys.list(actorOf(request), {
+        page: intParam(query, 'page', 1, 1, 1_000_000),
+        pageSize: intParam(query, 'page_size', 20, 1, 100),
+        status: enumParam(query, 'status', KEY_STATUSES),
+        dimension: enumParam(query, 'dimension', DIMENSIONS),
+        q: stringParam(query, 'q', 64),
+        sort: enumParam(query, 'sort', KEY_SORTS) ?? 'created_at',
+        order: enumParam(query, 'order', ['asc', 'desc'] as const) ?? 'desc',
+      });
+      return { total: page.total, page: page.page, page_size: page.pageSize, items: page.items.map(keySummary) };
+    },
+    createKey: async ({ request, reply, body }) => {
+      const created = await keys.create(actorOf(request), body);
+      void reply.code(201);
+      return createdKey(created);
+    },
+    getKey: async ({ request, params }) => keySummary(await keys.get(actorOf(request), params.api_key_id!)),
+    updateKey: async ({ request, params, body }) => keySummary(await keys.update(actorOf(request), params.api_key_id!, body)),
+    suspendKey: async ({ request, params }) => keySummary(await keys.suspend(actorOf(request), params.api_key_id!)),
+    resumeKey: async ({ request, params }) => keySummary(await keys.resume(actorOf(request), params.api_key_id!)),
+    cancelKey: async ({ request, params }) => keySummary(await keys.cancel(actorOf(request), params.api_key_id!)),
+    listAuditEvents: async ({ request, query }) => {
+      const page = intParam(query, 'page', 1, 1, 1_000_000);
+      const pageSize = intParam(query, 'page_size', 50, 1, 200);
+      const apiKeyId = stringParam(query, 'api_key_id', 40);
+      const result = await audit.list(actorOf(request), { page, pageSize, ...(apiKeyId ? { apiKeyId } : {}) });
+      return {
+        total: result.total,
+        page,
+        page_size: pageSize,
+        items: result.items.map((e) => ({
+          id: e.id,
+          actor: e.actor,
+          actor_user_id: e.actorUserId,
+          action: e.action,
+          api_key_id: e.apiKeyId,
+          changes: e.changes,
+          ip: e.ip,
+          created_at: e.createdAt.toISOString(),
+        })),
+      };
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../app';
+import { mountOperations, type OpenApiContract } from '../../http/openapi-router';
+import { keyHandlers, sessionHandlers } from './key.handlers';
+import { installRestErrorHandler } from './rest-errors';
+import { usageHandlers } from './usage.handlers';
+
+/** Request bodies whose rules (and messages) belong to the domain services. */
+const DOMAIN_VALIDATED = ['createKey', 'updateKey', 'createSession'] as const;
+
+export async function installRestControlPlane(server: FastifyInstance, services: Services, contract: OpenApiContract): Promise<void> {
+  await server.register(async (scope) => {
+    installRestErrorHandler(scope);
+    scope.decorateRequest('actor', null);
+    scope.addHook('preHandler', async (request) => {
+      if (request.routeOptions.url === '/api/v1/sessions' && request.method === 'POST') return;
+      request.actor = await services.sessions.authenticate(request.headers.authorization, request.ip);
+    });
+    mountOperations(scope, {
+      contract,
+      handlers: { ...sessionHandlers(services.sessions), ...keyHandlers(services.keys, services.audit), ...usageHandlers(services.usage) },
+      domainValidatedBodies: DOMAIN_VALIDATED,
+    });
+  });
+}

@@ -1,0 +1,157 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type pg from 'pg';
+import { CHANNELS, type ChangeFeed } from '../db/change-feed';
+import type { AccountView } from '../domain/accounts/account.service';
+import { hashSecret, isWellFormedSecret } from '../domain/keys/key-secret';
+import { effectiveStatus, type StoredStatus } from '../domain/keys/key-status';
+import { zoneDate } from '../domain/zone-time';
+import { AppError } from '../errors';
+import type { CreditMonitor } from '../metering/credit-monitor';
+
+export interface AuthenticatedKey {
+  keyId: string;
+  keyName: string;
+  modelScope: ReadonlySet<string>;
+  account: AccountView;
+}
+
+interface CachedKey {
+  keyId: string;
+  keyName: string;
+  stored: StoredStatus;
+  expiresAt: string | null;
+  modelScope: ReadonlySet<string>;
+  account: AccountView;
+}
+
+interface KeyRow {
+  id: string;
+  name: string;
+  status: StoredStatus;
+  expires_at: string | null;
+  model_scope: string[];
+  account_id: string;
+  account_name: string;
+  timezone: string;
+  currency: string;
+  credit_limit_micros: number | null;
+  account_created_at: Date;
+}
+
+export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
+  if (bearer) return bearer;
+  const header = headers['x-api-key'];
+  return typeof header === 'string' && header.length > 0 ? header.trim() : undefined;
+}
+
+/**
+ * Data-plane key authentication (DESIGN §6). Keys are looked up by the
+ * SHA-256 of the secret and cached per process; the control plane NOTIFYs
+ * after every committed change and this cache drops the entry, so suspend,
+ * resume, cancel, scope and expiry changes apply to the very next request on
+ * every process. While the change feed is disconnected nothing is cached.
+ */
+export class KeyAuthenticator {
+  private readonly byHash = new Map<string, CachedKey>();
+  private readonly hashById = new Map<string, string>();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly changes: ChangeFeed,
+    private readonly credit: CreditMonitor,
+  ) {
+    changes.on(CHANNELS.keys, (keyId) => this.forgetKey(keyId));
+    changes.on(CHANNELS.accounts, (accountId) => this.forgetAccount(accountId));
+    changes.onReset(() => this.clear());
+  }
+
+  private forgetKey(keyId: string): void {
+    const hash = this.hashById.get(keyId);
+    if (hash) this.byHash.delete(hash);
+    this.hashById.delete(keyId);
+  }
+
+  private forgetAccount(accountId: string): void {
+    for (const [hash, entry] of this.byHash) {
+      if (entry.account.id === accountId) {
+        this.byHash.delete(hash);
+        this.hashById.delete(entry.keyId);
+      }
+    }
+  }
+
+  clear(): void {
+    this.byHash.clear();
+    this.hashById.clear();
+  }
+
+  async authenticate(headers: IncomingHttpHeaders): Promise<AuthenticatedKey> {
+    const secret = presentedKey(headers);
+    if (!secret) {
+      throw new AppError('authentication', 'missing_api_key', 'An API key is required: send Authorization: Bearer tsxt-… or x-api-key');
+    }
+    // Refused by checksum: a typo never costs a database round trip.
+    if (!isWellFormedSecret(secret)) throw new AppError('authentication', 'invalid_api_key', 'The API key is malformed');
+    const hash = hashSecret(secret);
+    const entry = this.byHash.get(hash) ?? (await this.load(hash));
+    if (!entry) throw new AppError('authentication', 'invalid_api_key', 'The API key is not valid');
+
+    const overLimit = await this.credit.isOverLimit(entry.account);
+    const { status, suspendedReason } = effectiveStatus({
+      stored: entry.stored,
+      expiresAt: entry.expiresAt,
+      today: zoneDate(entry.account.timezone),
+      overCreditLimit: overLimit,
+    });
+    switch (status) {
+      case 'active':
+        return { keyId: entry.keyId, keyName: entry.keyName, modelScope: entry.modelScope, account: entry.account };
+      case 'cancelled':
+        throw new AppError('authentication', 'key_cancelled', 'The API key has been cancelled');
+      case 'expired':
+        throw new AppError('authentication', 'key_expired', 'The API key has expired');
+      case 'suspended':
+        if (suspendedReason === 'credit_limit') {
+          throw new AppError('rate_limit', 'credit_limit_reached', "The account's monthly credit limit has been reached; all its keys are suspended", {
+            headers: { 'x-should-retry': 'false' },
+          });
+        }
+        throw new AppError('permission', 'key_suspended', 'The API key is suspended');
+    }
+  }
+
+  private async load(hash: string): Promise<CachedKey | undefined> {
+    const feedUp = this.changes.connected;
+    const result = await this.pool.query<KeyRow>(
+      `select k.id, k.name, k.status, to_char(k.expires_at, 'YYYY-MM-DD') as expires_at, k.model_scope, k.account_id,
+              a.name as account_name, a.timezone, a.currency, a.credit_limit_micros, a.created_at as account_created_at
+       from api_keys k join accounts a on a.id = k.account_id where k.secret_hash = $1`,
+      [hash],
+    );
+    const row = result.rows[0];
+    if (!row) return undefined;
+    const entry: CachedKey = {
+      keyId: row.id,
+      keyName: row.name,
+      stored: row.status,
+      expiresAt: row.expires_at,
+      modelScope: new Set(row.model_scope),
+      account: {
+        id: row.account_id,
+        name: row.account_name,
+        timezone: row.timezone,
+        currency: row.currency,
+        creditLimitMicros: row.credit_limit_micros,
+        createdAt: row.account_created_at,
+      },
+    };
+    // Only cache what an invalidation could reach: the feed must have been up
+    // before the read, or a change committed in between would go unnoticed.
+    if (feedUp && this.changes.connected) {
+      this.byHash.set(hash, entry);
+      this.hashById.set(entry.keyId, hash);
+    }
+    return entry;
+  }
+}

@@ -1,0 +1,154 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
+import { ConsoleSessionSchema } from '../../db/entities/console-session.entity';
+import { ConsoleUserSchema } from '../../db/entities/console-user.entity';
+import { newId } from '../../db/ids';
+import { AppError, conflict, invalid } from '../../errors';
+import { ROLES, type Actor, type Role } from '../actor';
+import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './password';
+import { LoginThrottle } from './login-throttle';
+
+export interface SessionGrant {
+  token: string;
+  expiresAt: Date;
+  user: { id: string; email: string; role: Role; accountId: string };
+}
+
+export interface UserView {
+  id: string;
+  email: string;
+  role: Role;
+  accountId: string;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** Console session tokens: opaque, random, stored only as SHA-256. */
+const newToken = (): string => `tsxs_${randomBytes(32).toString('base64url')}`;
+
+export class SessionService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly ttlMs: number,
+    private readonly throttle: LoginThrottle = new LoginThrottle(),
+  ) {}
+
+  async createUser(input: { accountId: string; email: string; password: string; role: string }): Promise<UserView> {
+    const email = input.email.trim().toLowerCase();
+    if (!EMAIL.test(email)) throw invalid('email', 'email must be an e-mail address');
+    if (input.password.length < 8) throw invalid('password', 'password must be at least 8 characters');
+    if (!ROLES.includes(input.role as Role)) throw invalid('role', `role must be one of ${ROLES.join(', ')}`);
+    const em = this.orm.em.fork();
+    const user = em.create(ConsoleUserSchema, {
+      id: newId('usr'),
+      account: input.accountId,
+      email,
+      passwordHash: await hashPassword(input.password),
+      role: input.role as Role,
+      createdAt: new Date(),
+    });
+    try {
+      await em.flush();
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) throw conflict('email_taken', `a user with e-mail ${email} exists`, 'email');
+      throw error;
+    }
+    return { id: user.id, email, role: user.role, accountId: input.accountId };
+  }
+
+  async countUsers(): Promise<number> {
+    return this.orm.em.fork().count(ConsoleUserSchema, {});
+  }
+
+  async findUser(email: string): Promise<UserView | null> {
+    const user = await this.orm.em.fork().findOne(ConsoleUserSchema, { email: email.toLowerCase() });
+    return user ? { id: user.id, email: user.email, role: user.role, accountId: user.account.id } : null;
+  }
+
+  async login(emailInput: unknown, password: unknown, ip: string): Promise<SessionGrant> {
+    if (typeof emailInput !== 'string' || emailInput.length === 0) throw invalid('email', 'email is required');
+    if (typeof password !== 'string' || password.length === 0) throw invalid('password', 'password is required');
+    const email = emailInput.trim().toLowerCase();
+    const wait = this.throttle.retryAfterMs(email, ip);
+    if (wait > 0) {
+      throw new AppError('rate_limit', 'login_throttled', 'Too many failed logins; try again later', {
+        headers: { 'retry-after': String(Math.ceil(wait / 1000)) },
+      });
+    }
+    const em = this.orm.em.fork();
+    const user = await em.findOne(ConsoleUserSchema, { email });
+    const ok = await verifyPassword(password, user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
+    if (!user || !ok) {
+      this.throttle.fail(email, ip);
+      throw new AppError('authentication', 'invalid_credentials', 'E-mail or password is wrong');
+    }
+    this.throttle.succeed(email);
+    const token = newToken();
+    const expiresAt = new Date(Date.now() + this.ttlMs);
+    em.create(ConsoleSessionSchema, {
+      id: newId('ses'),
+      user,
+      tokenHash: hashToken(token),
+      expiresAt,
+      revokedAt: null,
+      createdAt: new Date(),
+      ip,
+    });
+    await em.flush();
+    return { token, expiresAt, user: { id: user.id, email: user.email, role: user.role, accountId: user.account.id } };
+  }
+
+  /** Ensures a session exists for a known token (GATEWAY_BOOTSTRAP_TOKEN, or the first-start token). */
+  async ensureSession(userId: string, token: string, expiresAt: Date): Promise<void> {
+    const em = this.orm.em.fork();
+    const tokenHash = hashToken(token);
+    const existing = await em.findOne(ConsoleSessionSchema, { tokenHash });
+    if (existing) {
+      existing.user = em.getReference(ConsoleUserSchema, userId);
+      existing.expiresAt = expiresAt;
+      existing.revokedAt = null;
+    } else {
+      em.create(ConsoleSessionSchema, {
+        id: newId('ses'),
+        user: userId,
+        tokenHash,
+        expiresAt,
+        revokedAt: null,
+        createdAt: new Date(),
+        ip: null,
+      });
+    }
+    await em.flush();
+  }
+
+  newToken(): string {
+    return newToken();
+  }
+
+  /** The actor behind a bearer token, or a 401. */
+  async authenticate(authorization: string | undefined, ip: string | null): Promise<Actor> {
+    const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+    if (!token) throw new AppError('authentication', 'missing_session', 'A console session token is required (Authorization: Bearer …)');
+    const em = this.orm.em.fork();
+    const session = await em.findOne(
+      ConsoleSessionSchema,
+      { tokenHash: hashToken(token), revokedAt: null, expiresAt: { $gt: new Date() } },
+      { populate: ['user'] },
+    );
+    if (!session) throw new AppError('authentication', 'invalid_session', 'The session token is invalid or has expired');
+    const user = session.user;
+    return { accountId: user.account.id, userId: user.id, label: user.email, role: user.role, ip };
+  }
+
+  async logout(authorization: string | undefined): Promise<void> {
+    const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+    if (!token) throw new AppError('authentication', 'missing_session', 'A console session token is required (Authorization: Bearer …)');
+    const em = this.orm.em.fork();
+    const session = await em.findOne(ConsoleSessionSchema, { tokenHash: hashToken(token), revokedAt: null });
+    if (!session) throw new AppError('authentication', 'invalid_session', 'The session token is invalid or has expired');
+    session.revokedAt = new Date();
+    await em.flush();
+  }
+}

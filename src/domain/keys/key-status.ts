@@ -1,0 +1,35 @@
+// The state a key reads as. Only active/suspended/cancelled are stored;
+// `expired` and credit-limit suspension are derived on every read, so no
+// background job is needed for them to be right.
+
+export type StoredStatus = 'active' | 'suspended' | 'cancelled';
+export type KeyStatus = 'active' | 'suspended' | 'cancelled' | 'expired';
+export type SuspendedReason = 'owner' | 'credit_limit';
+
+export interface EffectiveStatus {
+  status: KeyStatus;
+  suspendedReason: SuspendedReason | null;
+}
+
+export interface StatusInputs {
+  stored: StoredStatus;
+  /** Last valid day, `YYYY-MM-DD`, or null for never. */
+  expiresAt: string | null;
+  /** Today in the account's zone, `YYYY-MM-DD`. */
+  today: string;
+  /** The account's month-to-date amount has reached its credit limit. */
+  overCreditLimit: boolean;
+}
+
+/**
+ * Precedence: cancelled > owner-suspended > expired > credit-limit > active.
+ * An owner suspension is an explicit act and survives expiry; a credit
+ * suspension only applies to keys that would otherwise work.
+ */
+export function effectiveStatus(input: StatusInputs): EffectiveStatus {
+  if (input.stored === 'cancelled') return { status: 'cancelled', suspendedReason: null };
+  if (input.stored === 'suspended') return { status: 'suspended', suspendedReason: 'owner' };
+  if (input.expiresAt !== null && input.today > input.expiresAt) return { status: 'expired', suspendedReason: null };
+  if (input.overCreditLimit) return { status: 'suspended', suspendedReason: 'credit_limit' };
+  return { status: 'active', suspendedReason: null };
+}

@@ -1,0 +1,108 @@
+// From raw upstream tokens to the six billed tiers and the amount of one call
+// (DESIGN §9). Pure: the usage recorder stores what these return, and every
+// aggregate is a sum of stored results, so reports agree item by item.
+import type { UpstreamUsage } from '../data-plane/canonical';
+import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../routing/catalog.types';
+import { assertTokenCount, mulCeil, toSafeNumber } from './decimal';
+
+/** Which three of the six price tiers bill a call. */
+export type PriceClass = 'thinking' | 'no_thinking';
+
+/** Unified tokens of one call, by token kind. */
+export interface MeteredTokens {
+  priceTier: PriceClass;
+  inputCacheHit: number;
+  inputCacheMiss: number;
+  output: number;
+}
+
+export interface TierAmount {
+  tokens: number;
+  /** Integer micro-units of the account currency. */
+  micros: number;
+}
+
+export interface CallAmounts {
+  tiers: Record<PriceTier, TierAmount>;
+  totalTokens: number;
+  totalMicros: number;
+}
+
+/** The `usage` fields both protocol forms add to a response (identical for both). */
+export interface ResponseUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  price_tier: PriceClass;
+  thinking: boolean;
+}
+
+export function priceClassOf(thinking: boolean): PriceClass {
+  return thinking ? 'thinking' : 'no_thinking';
+}
+
+/**
+ * Raw upstream tokens → unified tokens. Each kind is rounded up on its own,
+ * once per call: rounding the sum instead would let the split between hit
+ * and miss change the bill.
+ */
+export function unifyUsage(usage: UpstreamUsage, unify: UnifyFactors, thinking: boolean): MeteredTokens {
+  return {
+    priceTier: priceClassOf(thinking),
+    inputCacheHit: mulCeil(usage.inputCacheHit, unify.cachedInput),
+    inputCacheMiss: mulCeil(usage.inputCacheMiss, unify.input),
+    output: mulCeil(usage.output, unify.output),
+  };
+}
+
+/** Tokens of each of the six tiers; the other price class's three are 0. */
+export function tierTokens(tokens: MeteredTokens): Record<PriceTier, number> {
+  const counts = Object.fromEntries(PRICE_TIERS.map((tier) => [tier, 0])) as Record<PriceTier, number>;
+  counts[`${tokens.priceTier}.input_cache_hit`] = tokens.inputCacheHit;
+  counts[`${tokens.priceTier}.input_cache_miss`] = tokens.inputCacheMiss;
+  counts[`${tokens.priceTier}.output`] = tokens.output;
+  return counts;
+}
+
+/**
+ * A price is currency per million tokens, which is the same number as
+ * micro-units per token, so a tier's amount is tokens × price in micro-units.
+ * With up to 6 price decimals that product can have a fraction of a
+ * micro-unit; it is rounded half up to an integer here, once per call and
+ * tier, and never again: stored amounts are integers and every report sums
+ * them, so a statement equals the sum of its lines exactly.
+ */
+export function priceCall(tokens: MeteredTokens, prices: Record<PriceTier, Decimal>): CallAmounts {
+  const counts = tierTokens(tokens);
+  let totalTokens = 0n;
+  let totalMicros = 0n;
+  const tiers = {} as Record<PriceTier, TierAmount>;
+  for (const tier of PRICE_TIERS) {
+    const count = counts[tier];
+    assertTokenCount(count, `${tier} tokens`);
+    const price = prices[tier];
+    if (price.units < 0n) throw new RangeError(`price of ${tier} must not be negative, got ${price.text}`);
+    const exact = BigInt(count) * price.units;
+    const denominator = 10n ** BigInt(price.scale);
+    // floor((2a + b) / 2b) is a/b rounded half up for a ≥ 0.
+    const micros = (2n * exact + denominator) / (2n * denominator);
+    tiers[tier] = { tokens: count, micros: toSafeNumber(micros, `amount of ${tier}`) };
+    totalTokens += BigInt(count);
+    totalMicros += micros;
+  }
+  return {
+    tiers,
+    totalTokens: toSafeNumber(totalTokens, 'total tokens'),
+    totalMicros: toSafeNumber(totalMicros, 'total amount'),
+  };
+}
+
+export function responseUsage(tokens: MeteredTokens): ResponseUsage {
+  return {
+    input_tokens: tokens.inputCacheHit + tokens.inputCacheMiss,
+    output_tokens: tokens.output,
+    cached_input_tokens: tokens.inputCacheHit,
+    price_tier: tokens.priceTier,
+    thinking: tokens.priceTier === 'thinking',
+  };
+}

@@ -1,0 +1,374 @@
+import type pg from 'pg';
+import type { Actor } from '../domain/actor';
+import type { AccountService, AccountView } from '../domain/accounts/account.service';
+import { isCalendarDate, nextDay, nextMonthStart, zoneDate, zoneMonth } from '../domain/zone-time';
+import { conflict, invalid, notFound } from '../errors';
+import { PRICE_TIERS, type Catalog, type PriceTier } from '../routing/catalog.types';
+import type { CreditMonitor } from './credit-monitor';
+import { formatMicros } from './decimal';
+
+// Every view here is a sum of stored per-call integers (tokens, micro-units),
+// read from the same rows: per-key usage, usage detail, the CSV export and
+// settlement therefore agree item by item, and Σ keys = the account total.
+
+export interface TierLine {
+  tier: PriceTier;
+  tokens: number;
+  unit_price: string;
+  amount: string;
+}
+
+export interface KeyUsage {
+  api_key_id: string;
+  start: string;
+  end: string;
+  currency: string;
+  calls: number;
+  tiers: TierLine[];
+  total_tokens: number;
+  total_amount: string;
+}
+
+export interface UsageItem {
+  request_id: string;
+  api_key_id: string;
+  model: string;
+  routed_model: string | null;
+  provider: string | null;
+  form: string;
+  stream: boolean;
+  thinking: boolean;
+  status: string;
+  route_tier: string | null;
+  tiers: Record<PriceTier, number>;
+  total_tokens: number;
+  amount: string;
+  created_at: string;
+}
+
+export interface UsageFilter {
+  start: string;
+  end: string;
+  apiKeyId?: string;
+  model?: string;
+}
+
+export interface SettlementKey {
+  api_key_id: string;
+  name: string;
+  dimension: string;
+  tiers: TierLine[];
+  total_tokens: number;
+  total_amount: string;
+}
+
+export interface Settlement {
+  month: string;
+  currency: string;
+  status: 'open' | 'closed';
+  closed_at: string | null;
+  keys: SettlementKey[];
+  total_tokens: number;
+  total_amount: string;
+}
+
+export interface CreditStatus {
+  credit_limit: string | null;
+  currency: string;
+  month: string;
+  month_used: string;
+  remaining: string | null;
+  suspended: boolean;
+}
+
+interface TierRow {
+  price_tier: 'thinking' | 'no_thinking';
+  hit: number;
+  miss: number;
+  out: number;
+  a_hit: number;
+  a_miss: number;
+  a_out: number;
+}
+
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+const TIER_SUMS = `price_tier,
+  sum(tokens_input_cache_hit)::bigint as hit, sum(tokens_input_cache_miss)::bigint as miss, sum(tokens_output)::bigint as out,
+  sum(amount_input_cache_hit)::bigint as a_hit, sum(amount_input_cache_miss)::bigint as a_miss, sum(amount_output)::bigint as a_out`;
+
+/** created_at range of account-zone days [start, end] inclusive. */
+const RANGE = `created_at >= ($2::date)::timestamp at time zone $3 and created_at < ($4::date)::timestamp at time zone $3`;
+
+export class UsageQueryService {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly accounts: AccountService,
+    private readonly catalog: Catalog,
+    private readonly credit: CreditMonitor,
+  ) {}
+
+  private tierLines(rows: TierRow[]): { tiers: TierLine[]; tokens: number; micros: number } {
+    const sums = Object.fromEntries(PRICE_TIERS.map((t) => [t, { tokens: 0, micros: 0 }])) as Record<PriceTier, { tokens: number; micros: number }>;
+    for (const row of rows) {
+      const add = (kind: 'input_cache_hit' | 'input_cache_miss' | 'output', tokens: number, micros: number) => {
+        const line = sums[`${row.price_tier}.${kind}`];
+        line.tokens += tokens;
+        line.micros += micros;
+      };
+      add('input_cache_hit', row.hit, row.a_hit);
+      add('input_cache_miss', row.miss, row.a_miss);
+      add('output', row.out, row.a_out);
+    }
+    let tokens = 0;
+    let micros = 0;
+    const tiers = PRICE_TIERS.map((tier) => {
+      tokens += sums[tier].tokens;
+      micros += sums[tier].micros;
+      return { tier, tokens: sums[tier].tokens, unit_price: this.catalog.prices[tier].text, amount: formatMicros(sums[tier].micros) };
+    });
+    return { tiers, tokens, micros };
+  }
+
+  private dateRange(start: unknown, end: unknown, account: AccountView): { start: string; end: string } {
+    const today = zoneDate(account.timezone);
+    const s = start === undefined ? `${today.slice(0, 7)}-01` : start;
+    const e = end === undefined ? today : end;
+    if (typeof s !== 'string' || !isCalendarDate(s)) throw invalid('start', 'start must be a date YYYY-MM-DD');
+    if (typeof e !== 'string' || !isCalendarDate(e)) throw invalid('end', 'end must be a date YYYY-MM-DD');
+    if (e < s) throw invalid('end', 'end must not be before start');
+    return { start: s, end: e };
+  }
+
+  async keyUsage(actor: Actor, apiKeyId: string, start: unknown, end: unknown): Promise<KeyUsage> {
+    const account = await this.accounts.get(actor.accountId);
+    const range = this.dateRange(start, end, account);
+    const owner = await this.pool.query('select 1 from api_keys where id = $1 and account_id = $2', [apiKeyId, account.id]);
+    if (owner.rowCount === 0) throw notFound('key_not_found', `API key ${apiKeyId} not found`);
+    const result = await this.pool.query<TierRow & { calls: number }>(
+      `select ${TIER_SUMS}, count(*)::bigint as calls from usage_records
+       where account_id = $1 and ${RANGE} and api_key_id = $5 group by price_tier`,
+      [account.id, range.start, account.timezone, nextDay(range.end), apiKeyId],
+    );
+    const lines = this.tierLines(result.rows);
+    return {
+      api_key_id: apiKeyId,
+      start: range.start,
+      end: range.end,
+      currency: account.currency,
+      calls: result.rows.reduce((n, r) => n + r.calls, 0),
+      tiers: lines.tiers,
+      total_tokens: lines.tokens,
+      total_amount: formatMicros(lines.micros),
+    };
+  }
+
+  private filterSql(account: AccountView, filter: UsageFilter): { where: string; params: unknown[] } {
+    const params: unknown[] = [account.id, filter.start, account.timezone, nextDay(filter.end)];
+    let where = `account_id = $1 and ${RANGE}`;
+    if (filter.apiKeyId) {
+      params.push(filter.apiKeyId);
+      where += ` and api_key_id = $${params.length}`;
+    }
+    if (filter.model) {
+      params.push(filter.model);
+      where += ` and model = $${params.length}`;
+    }
+    return { where, params };
+  }
+
+  async resolveFilter(actor: Actor, query: { start?: unknown; end?: unknown; apiKeyId?: string; model?: string }): Promise<{ account: AccountView; filter: UsageFilter }> {
+    const account = await this.accounts.get(actor.accountId);
+    const range = this.dateRange(query.start, query.end, account);
+    return {
+      account,
+      filter: { ...range, ...(query.apiKeyId ? { apiKeyId: query.apiKeyId } : {}), ...(query.model ? { model: query.model } : {}) },
+    };
+  }
+
+  async listUsage(
+    actor: Actor,
+    query: { start?: unknown; end?: unknown; apiKeyId?: string; model?: string },
+    page: number,
+    pageSize: number,
+  ): Promise<{ total: number; page: number; page_size: number; items: UsageItem[]; total_tokens: number; total_amount: string }> {
+    const { account, filter } = await this.resolveFilter(actor, query);
+    const { where, params } = this.filterSql(account, filter);
+    const totals = await this.pool.query<{ n: number; tokens: number; micros: number }>(
+      `select count(*)::bigint as n, coalesce(sum(total_tokens), 0)::bigint as tokens, coalesce(sum(amount_micros), 0)::bigint as micros
+       from usage_records where ${where}`,
+      params,
+    );
+    const rows = await this.pool.query(
+      `select * from usage_records where ${where} order by created_at desc, id desc limit ${pageSize} offset ${(page - 1) * pageSize}`,
+      params,
+    );
+    const t = totals.rows[0]!;
+    return {
+      total: t.n,
+      page,
+      page_size: pageSize,
+      items: rows.rows.map((r) => usageItem(r as UsageRow)),
+      total_tokens: t.tokens,
+      total_amount: formatMicros(t.micros),
+    };
+  }
+
+  /** Rows in keyset-paged batches, so a month of a million calls streams in flat memory. */
+  async *exportRows(actor: Actor, query: { start?: unknown; end?: unknown; apiKeyId?: string }, batch = 2000): AsyncGenerator<UsageItem[]> {
+    const { account, filter } = await this.resolveFilter(actor, query);
+    const { where, params } = this.filterSql(account, filter);
+    let after: { at: Date; id: string } | null = null;
+    for (;;) {
+      const p = [...params];
+      let keyset = '';
+      if (after) {
+        p.push(after.at, after.id);
+        keyset = ` and (created_at, id) > ($${p.length - 1}, $${p.length})`;
+      }
+      const result = await this.pool.query(`select * from usage_records where ${where}${keyset} order by created_at, id limit ${batch}`, p);
+      if (result.rows.length === 0) return;
+      yield result.rows.map((r) => usageItem(r as UsageRow));
+      const last = result.rows[result.rows.length - 1] as UsageRow;
+      after = { at: last.created_at, id: last.id };
+      if (result.rows.length < batch) return;
+    }
+  }
+
+  async settlement(actor: Actor, month: string): Promise<Settlement> {
+    if (!MONTH.test(month)) throw invalid('month', 'month must be YYYY-MM');
+    const account = await this.accounts.get(actor.accountId);
+    const closed = await this.pool.query<{ statement: Settlement; closed_at: Date }>(
+      'select statement, closed_at from settlement_closures where account_id = $1 and month = $2',
+      [account.id, month],
+    );
+    if (closed.rows[0]) return closed.rows[0].statement;
+    return this.computeSettlement(account, month);
+  }
+
+  async computeSettlement(account: AccountView, month: string): Promise<Settlement> {
+    const result = await this.pool.query<TierRow & { api_key_id: string; name: string; dimension: string }>(
+      `select u.api_key_id, k.name, k.dimension, ${TIER_SUMS.replace(/^price_tier/, 'u.price_tier')}
+       from usage_records u join api_keys k on k.id = u.api_key_id
+       where u.account_id = $1 and u.created_at >= ($2::date)::timestamp at time zone $3 and u.created_at < ($4::date)::timestamp at time zone $3
+       group by u.api_key_id, k.name, k.dimension, u.price_tier order by u.api_key_id`,
+      [account.id, `${month}-01`, account.timezone, nextMonthStart(month)],
+    );
+    const byKey = new Map<string, { name: string; dimension: string; rows: TierRow[] }>();
+    for (const row of result.rows) {
+      const entry = byKey.get(row.api_key_id) ?? { name: row.name, dimension: row.dimension, rows: [] };
+      entry.rows.push(row);
+      byKey.set(row.api_key_id, entry);
+    }
+    let tokens = 0;
+    let micros = 0;
+    const keys = [...byKey.entries()].map(([id, entry]) => {
+      const lines = this.tierLines(entry.rows);
+      tokens += lines.tokens;
+      micros += lines.micros;
+      return { api_key_id: id, name: entry.name, dimension: entry.dimension, tiers: lines.tiers, total_tokens: lines.tokens, total_amount: formatMicros(lines.micros) };
+    });
+    return { month, currency: account.currency, status: 'open', closed_at: null, keys, total_tokens: tokens, total_amount: formatMicros(micros) };
+  }
+
+  /** Operator: freezes a finished month; the stored statement is what every later read returns. */
+  async closeSettlement(accountId: string, month: string): Promise<Settlement> {
+    if (!MONTH.test(month)) throw invalid('month', 'month must be YYYY-MM');
+    const account = await this.accounts.get(accountId);
+    if (month >= zoneMonth(account.timezone)) throw conflict('month_not_over', `month ${month} has not ended in ${account.timezone}`);
+    const statement = await this.computeSettlement(account, month);
+    const closedAt = new Date();
+    const frozen: Settlement = { ...statement, status: 'closed', closed_at: closedAt.toISOString() };
+    const inserted = await this.pool.query(
+      `insert into settlement_closures (account_id, month, closed_at, statement) values ($1, $2, $3, $4)
+       on conflict (account_id, month) do nothing`,
+      [account.id, month, closedAt, JSON.stringify(frozen)],
+    );
+    if (inserted.rowCount === 0) throw conflict('already_closed', `month ${month} is already closed`);
+    return frozen;
+  }
+
+  async creditStatus(actor: Actor): Promise<CreditStatus> {
+    const account = await this.accounts.get(actor.accountId);
+    const { month, amountMicros } = await this.credit.monthToDate(account);
+    const limit = account.creditLimitMicros;
+    return {
+      credit_limit: limit === null ? null : formatMicros(limit),
+      currency: account.currency,
+      month,
+      month_used: formatMicros(amountMicros),
+      remaining: limit === null ? null : formatMicros(Math.max(0, limit - amountMicros)),
+      suspended: limit !== null && amountMicros >= limit,
+    };
+  }
+}
+
+interface UsageRow {
+  id: string;
+  request_id: string;
+  api_key_id: string;
+  model: string;
+  routed_model: string | null;
+  provider: string | null;
+  form: string;
+  stream: boolean;
+  thinking: boolean;
+  status: string;
+  route_tier: string | null;
+  price_tier: 'thinking' | 'no_thinking';
+  tokens_input_cache_hit: number;
+  tokens_input_cache_miss: number;
+  tokens_output: number;
+  total_tokens: number;
+  amount_micros: number;
+  created_at: Date;
+}
+
+function usageItem(r: UsageRow): UsageItem {
+  const tiers = Object.fromEntries(PRICE_TIERS.map((t) => [t, 0])) as Record<PriceTier, number>;
+  tiers[`${r.price_tier}.input_cache_hit`] = r.tokens_input_cache_hit;
+  tiers[`${r.price_tier}.input_cache_miss`] = r.tokens_input_cache_miss;
+  tiers[`${r.price_tier}.output`] = r.tokens_output;
+  return {
+    request_id: r.request_id,
+    api_key_id: r.api_key_id,
+    model: r.model,
+    routed_model: r.routed_model,
+    provider: r.provider,
+    form: r.form,
+    stream: r.stream,
+    thinking: r.thinking,
+    status: r.status,
+    route_tier: r.route_tier,
+    tiers,
+    total_tokens: r.total_tokens,
+    amount: formatMicros(r.amount_micros),
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+export const CSV_HEADER = ['request_id', 'created_at', 'api_key_id', 'model', 'routed_model', 'form', 'stream', 'thinking', 'status', ...PRICE_TIERS, 'total_tokens', 'amount'];
+
+export function csvRow(item: UsageItem): string {
+  const cells = [
+    item.request_id,
+    item.created_at,
+    item.api_key_id,
+    item.model,
+    item.routed_model ?? '',
+    item.form,
+    String(item.stream),
+    String(item.thinking),
+    item.status,
+    ...PRICE_TIERS.map((t) => String(item.tiers[t])),
+    String(item.total_tokens),
+    item.amount,
+  ];
+  return `${cells.map(csvCell).join(',')}\n`;
+}
+
+function csvCell(value: string): string {
+  // Also defuses spreadsheet formulas (=, +, -, @) in model names.
+  const safe = /^[=+\-@]/.test(value) ? `'${value}` : value;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}

@@ -1,0 +1,195 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { UpstreamUsage } from '../data-plane/canonical';
+import { CHANNELS } from '../db/change-feed';
+import { newId } from '../db/ids';
+import { zoneMonth } from '../domain/zone-time';
+import type { CreditMonitor } from './credit-monitor';
+import type { CallAmounts, MeteredTokens } from './tiers';
+
+export type UsageStatus = 'ok' | 'upstream_error' | 'blocked' | 'client_aborted';
+
+export interface UsageRecordInput {
+  requestId: string;
+  accountId: string;
+  accountTimezone: string;
+  apiKeyId: string;
+  form: 'messages' | 'chat_completions';
+  model: string;
+  routedModel: string | null;
+  provider: string | null;
+  routeTier: string | null;
+  routeScore: number | null;
+  routeReasons: string[];
+  thinking: boolean;
+  stream: boolean;
+  status: UsageStatus;
+  errorCode: string | null;
+  raw: UpstreamUsage;
+  tokens: MeteredTokens;
+  amounts: CallAmounts;
+  guardrailHits: Record<string, number>;
+  latencyMs: number;
+  ttftMs: number | null;
+}
+
+interface Pending {
+  input: UsageRecordInput;
+  at: Date;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+const MAX_BATCH = 500;
+
+/**
+ * Group commit (DESIGN §9): every call's record is committed before its reply
+ * completes, and calls arriving while a transaction is open share the next
+ * one. One transaction writes the records, adds to each key's used_tokens
+ * and last_used_at, and adds to the account's month-to-date amount; when that
+ * amount crosses the credit limit every process is told through NOTIFY.
+ */
+export class UsageRecorder {
+  private queue: Pending[] = [];
+  private flushing: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly credit: CreditMonitor,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Resolves once the record is durable; rejects if it could not be written. */
+  record(input: UsageRecordInput): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('usage recorder is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ input, at: new Date(), resolve, reject });
+      if (!this.flushing) this.flushing = this.drain();
+    });
+  }
+
+  get depth(): number {
+    return this.queue.length;
+  }
+
+  private async drain(): Promise<void> {
+    // Let the callers of this tick join the first batch.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      try {
+        await this.write(batch);
+        for (const p of batch) p.resolve();
+      } catch (error) {
+        this.logger.error({ err: error, records: batch.length }, 'usage batch failed');
+        for (const p of batch) p.reject(error as Error);
+      }
+    }
+    this.flushing = null;
+  }
+
+  private async write(batch: Pending[]): Promise<void> {
+    const cols: unknown[][] = Array.from({ length: 31 }, () => []);
+    const keys = new Map<string, { tokens: number; lastUsed: Date | null }>();
+    const months = new Map<string, { accountId: string; month: string; micros: number }>();
+    for (const { input: r, at } of batch) {
+      const values = [
+        newId('use', at.getTime()),
+        r.requestId,
+        r.accountId,
+        r.apiKeyId,
+        r.form,
+        r.model,
+        r.routedModel,
+        r.provider,
+        r.routeTier,
+        r.routeScore,
+        JSON.stringify(r.routeReasons),
+        r.thinking,
+        r.stream,
+        r.status,
+        r.errorCode,
+        r.tokens.priceTier,
+        r.raw.inputCacheHit,
+        r.raw.inputCacheMiss,
+        r.raw.output,
+        r.tokens.inputCacheHit,
+        r.tokens.inputCacheMiss,
+        r.tokens.output,
+        r.amounts.tiers[`${r.tokens.priceTier}.input_cache_hit`].micros,
+        r.amounts.tiers[`${r.tokens.priceTier}.input_cache_miss`].micros,
+        r.amounts.tiers[`${r.tokens.priceTier}.output`].micros,
+        r.amounts.totalTokens,
+        r.amounts.totalMicros,
+        JSON.stringify(r.guardrailHits),
+        r.latencyMs,
+        r.ttftMs,
+        at,
+      ];
+      values.forEach((v, i) => cols[i]!.push(v));
+      const key = keys.get(r.apiKeyId) ?? { tokens: 0, lastUsed: null };
+      key.tokens += r.amounts.totalTokens;
+      if (r.status === 'ok') key.lastUsed = at;
+      keys.set(r.apiKeyId, key);
+      const month = zoneMonth(r.accountTimezone, at);
+      const slot = months.get(`${r.accountId}|${month}`) ?? { accountId: r.accountId, month, micros: 0 };
+      slot.micros += r.amounts.totalMicros;
+      months.set(`${r.accountId}|${month}`, slot);
+    }
+
+    const client = await this.pool.connect();
+    try {
+      await client.query('begin');
+      await client.query(
+        `insert into usage_records (id, request_id, account_id, api_key_id, form, model, routed_model, provider, route_tier, route_score,
+           route_reasons, thinking, stream, status, error_code, price_tier, raw_input_cache_hit, raw_input_cache_miss, raw_output,
+           tokens_input_cache_hit, tokens_input_cache_miss, tokens_output, amount_input_cache_hit, amount_input_cache_miss, amount_output,
+           total_tokens, amount_micros, guardrail_hits, latency_ms, ttft_ms, created_at)
+         select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+           $10::real[], $11::jsonb[], $12::bool[], $13::bool[], $14::text[], $15::text[], $16::text[], $17::int[], $18::int[], $19::int[],
+           $20::bigint[], $21::bigint[], $22::bigint[], $23::bigint[], $24::bigint[], $25::bigint[], $26::bigint[], $27::bigint[],
+           $28::jsonb[], $29::int[], $30::int[], $31::timestamptz[])`,
+        cols,
+      );
+      const keyIds = [...keys.keys()];
+      await client.query(
+        `update api_keys k set used_tokens = k.used_tokens + v.tokens,
+           last_used_at = case when v.last_used is null then k.last_used_at else greatest(coalesce(k.last_used_at, v.last_used), v.last_used) end
+         from unnest($1::text[], $2::bigint[], $3::timestamptz[]) as v(id, tokens, last_used) where k.id = v.id`,
+        [keyIds, keyIds.map((id) => keys.get(id)!.tokens), keyIds.map((id) => keys.get(id)!.lastUsed)],
+      );
+      const slots = [...months.values()];
+      const totals = await client.query<{ account_id: string; month: string; amount_micros: number; credit_limit_micros: number | null }>(
+        `with added as (
+           insert into account_month_usage as m (account_id, month, amount_micros)
+           select * from unnest($1::text[], $2::text[], $3::bigint[])
+           on conflict (account_id, month) do update set amount_micros = m.amount_micros + excluded.amount_micros
+           returning m.account_id, m.month, m.amount_micros)
+         select added.*, a.credit_limit_micros from added join accounts a on a.id = added.account_id`,
+        [slots.map((s) => s.accountId), slots.map((s) => s.month), slots.map((s) => s.micros)],
+      );
+      for (const row of totals.rows) {
+        const added = months.get(`${row.account_id}|${row.month}`)?.micros ?? 0;
+        const limit = row.credit_limit_micros;
+        // Tell every process the moment an account crosses its limit.
+        if (limit !== null && row.amount_micros >= limit && row.amount_micros - added < limit) {
+          await client.query('select pg_notify($1, $2)', [CHANNELS.accounts, row.account_id]);
+        }
+      }
+      await client.query('commit');
+      for (const row of totals.rows) this.credit.observe(row.account_id, row.month, row.amount_micros);
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Waits for every queued record to be written (graceful shutdown). */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.flushing) await this.flushing;
+  }
+}

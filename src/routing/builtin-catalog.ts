@@ -1,0 +1,97 @@
+// The catalog `npm start` uses when GATEWAY_CATALOG is unset. It is written in
+// the file format and goes through the same validation as an operator's file,
+// so the offline demo cannot drift from what a real catalog accepts.
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The unit prices of DESIGN §7's example, in CNY per million unified tokens. */
+export const BUILTIN_PRICES = {
+  'no_thinking.input_cache_hit': '0.5',
+  'no_thinking.input_cache_miss': '2',
+  'no_thinking.output': '8',
+  'thinking.input_cache_hit': '1',
+  'thinking.input_cache_miss': '4',
+  'thinking.output': '16',
+} as const;
+
+interface RouteJson {
+  provider: string;
+  model: string;
+  thinking?: boolean;
+  unify?: { input?: number; cached_input?: number; output?: number };
+}
+
+const small: RouteJson = { provider: 'sim', model: 'sim-small', unify: { input: 0.25, output: 0.25 } };
+const medium: RouteJson = { provider: 'sim', model: 'sim-medium' };
+const large: RouteJson = { provider: 'sim', model: 'sim-large', unify: { input: 2, output: 2 } };
+const largeThinking: RouteJson = { ...large, thinking: true };
+
+// Unify factors of the real upstreams approximate their list prices relative
+// to the unified price list above, so a unified token costs the gateway
+// about the same whichever deployment served it. Operators tune these in
+// their own catalog file.
+const claude = (thinking: boolean): RouteJson => ({
+  provider: 'anthropic',
+  model: 'claude-sonnet-4-5',
+  thinking,
+  unify: { input: 10, cached_input: 4, output: 13 },
+});
+const gpt = (thinking: boolean): RouteJson =>
+  thinking
+    ? { provider: 'openai', model: 'o4-mini', thinking: true, unify: { input: 2, output: 2 } }
+    : { provider: 'openai', model: 'gpt-4.1', unify: { input: 7, output: 7 } };
+
+/** The built-in catalog in file form; real upstreams appear only when their key is set. */
+export function builtinCatalogJson(env: Env): Record<string, unknown> {
+  const providers: Record<string, unknown> = {
+    sim: { type: 'mock', mock: { latency_ms: 20, chunk_delay_ms: 5 } },
+  };
+  // Real deployments go first so they serve traffic, with the mock behind them
+  // as the fallback that keeps the demo answering when the upstream is down.
+  const real: Array<(thinking: boolean) => RouteJson> = [];
+  if (env.ANTHROPIC_API_KEY) {
+    providers.anthropic = {
+      type: 'anthropic',
+      base_url: env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com',
+      api_key_env: 'ANTHROPIC_API_KEY',
+    };
+    real.push(claude);
+  }
+  if (env.OPENAI_API_KEY) {
+    providers.openai = {
+      type: 'openai',
+      base_url: env.OPENAI_BASE_URL || 'https://api.openai.com/v1',
+      api_key_env: 'OPENAI_API_KEY',
+    };
+    real.push(gpt);
+  }
+  const first = (thinking: boolean): RouteJson[] => real.map((make) => make(thinking));
+
+  return {
+    currency: 'CNY',
+    prices: { ...BUILTIN_PRICES },
+    providers,
+    models: [
+      {
+        name: 'tsxt-general',
+        display_name: 'General assistant',
+        routes: {
+          light: [small],
+          standard: [...first(false), medium],
+          heavy: [...first(false), large],
+          thinking: [...first(true), largeThinking],
+        },
+      },
+      {
+        name: 'tsxt-fast',
+        display_name: 'Fast replies',
+        routes: { light: [small], standard: [medium] },
+      },
+      {
+        name: 'tsxt-code',
+        display_name: 'Code assistant',
+        routes: { standard: [medium], heavy: [large], thinking: [largeThinking] },
+      },
+    ],
+  };
+}

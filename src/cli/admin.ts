@@ -1,0 +1,120 @@
+// Operator CLI (DESIGN §4): `npm run admin -- <command>`, JSON on stdout.
+// Uses the same DATABASE_URL as the server (embedded PostgreSQL when unset);
+// changes reach running gateways at once through NOTIFY.
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config';
+import { openDatabase } from '../db/database';
+import { AccountService, parseCreditLimit } from '../domain/accounts/account.service';
+import type { Actor } from '../domain/actor';
+import { AuditService } from '../domain/audit/audit.service';
+import { SessionService } from '../domain/auth/session.service';
+import { AppError } from '../errors';
+import { formatMicros } from '../metering/decimal';
+import { CreditMonitor } from '../metering/credit-monitor';
+import { UsageQueryService } from '../metering/usage-query.service';
+import { loadCatalog } from '../routing/catalog';
+
+const USAGE = `usage: npm run admin -- <command>
+  account create --name N [--timezone Z] [--credit-limit D]
+  account list
+  user create --account ID --email E --password P --role owner|admin|viewer
+  credit-limit set --account ID --amount D|none
+  settlement close --account ID --month YYYY-MM`;
+
+class UsageError extends Error {}
+
+function required(values: Record<string, string | undefined>, name: string): string {
+  const value = values[name];
+  if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+const operator = (accountId: string): Actor => ({ accountId, userId: null, label: 'operator-cli', role: 'owner', ip: null });
+
+async function run(argv: string[]): Promise<unknown> {
+  const [noun, verb, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      name: { type: 'string' },
+      timezone: { type: 'string' },
+      'credit-limit': { type: 'string' },
+      account: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      role: { type: 'string' },
+      amount: { type: 'string' },
+      month: { type: 'string' },
+    },
+    strict: true,
+  });
+  const command = `${noun ?? ''} ${verb ?? ''}`.trim();
+  const known = ['account create', 'account list', 'user create', 'credit-limit set', 'settlement close'];
+  if (!known.includes(command)) throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+
+  const config = loadConfig();
+  const catalog = await loadCatalog(config.catalogPath, config.upstreamEnv);
+  const database = await openDatabase(config);
+  try {
+    const audit = new AuditService(database.orm);
+    const accounts = new AccountService(database.orm, audit, { timezone: config.timezone, currency: catalog.currency });
+    const sessions = new SessionService(database.orm, config.sessionTtlHours * 3600_000);
+    const view = (a: Awaited<ReturnType<AccountService['get']>>) => ({
+      account_id: a.id,
+      name: a.name,
+      timezone: a.timezone,
+      currency: a.currency,
+      credit_limit: a.creditLimitMicros === null ? null : formatMicros(a.creditLimitMicros),
+      created_at: a.createdAt.toISOString(),
+    });
+    switch (command) {
+      case 'account create': {
+        const limit = values['credit-limit'];
+        const account = await accounts.create({
+          name: required(values, 'name'),
+          ...(values.timezone ? { timezone: values.timezone } : {}),
+          creditLimitMicros: limit === undefined ? null : parseCreditLimit(limit, 'credit-limit'),
+        });
+        return view(account);
+      }
+      case 'account list':
+        return (await accounts.list()).map(view);
+      case 'user create': {
+        const account = await accounts.get(required(values, 'account'));
+        const user = await sessions.createUser({
+          accountId: account.id,
+          email: required(values, 'email'),
+          password: required(values, 'password'),
+          role: required(values, 'role'),
+        });
+        return { user_id: user.id, account_id: user.accountId, email: user.email, role: user.role };
+      }
+      case 'credit-limit set': {
+        const accountId = required(values, 'account');
+        const account = await accounts.setCreditLimit(operator(accountId), parseCreditLimit(required(values, 'amount'), 'amount'));
+        return view(account);
+      }
+      default: {
+        const usage = new UsageQueryService(database.pool, accounts, catalog, new CreditMonitor(database.pool));
+        return usage.closeSettlement(required(values, 'account'), required(values, 'month'));
+      }
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+run(process.argv.slice(2))
+  .then((result) => {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.exit(0);
+  })
+  .catch((error: unknown) => {
+    if (error instanceof UsageError || (error instanceof Error && error.name === 'TypeError' && /option/i.test(error.message))) {
+      process.stderr.write(`${error.message}\n${USAGE}\n`);
+      process.exit(2);
+    }
+    const body = error instanceof AppError ? { error: { code: error.code, message: error.message, field: error.field } } : { error: { code: 'failed', message: (error as Error).message } };
+    process.stderr.write(`${JSON.stringify(body)}\n`);
+    process.exit(1);
+  });

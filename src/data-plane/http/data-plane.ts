@@ -1,0 +1,55 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, toAppError } from '../../errors';
+import { mountOperations, type OpenApiContract, type OperationHandler } from '../../http/openapi-router';
+import { fromFastify } from '../../control-plane/rest/rest-errors';
+import type { AuthenticatedKey, KeyAuthenticator } from '../key-auth';
+import type { CallContext, Pipeline } from '../pipeline';
+import type { ProtocolForm } from '../canonical';
+import { errorFormFor } from './error-envelopes';
+import { sendError, type FormCodec } from './serve-call';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey: AuthenticatedKey | null;
+  }
+}
+
+export interface DataPlaneDeps {
+  contract: OpenApiContract;
+  keyAuth: KeyAuthenticator;
+  pipeline: Pipeline;
+  handlers: Record<string, OperationHandler>;
+}
+
+export function authenticatedKey(request: FastifyRequest): AuthenticatedKey {
+  if (!request.apiKey) throw new AppError('authentication', 'missing_api_key', 'An API key is required');
+  return request.apiKey;
+}
+
+/** Per-call context; the AbortSignal fires when the client goes away before the reply is done. */
+export function callContext(request: FastifyRequest, reply: FastifyReply, form: ProtocolForm): CallContext {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return { requestId: request.id, key: authenticatedKey(request), form, signal: controller.signal, startedAt: Date.now() };
+}
+
+export type { FormCodec };
+
+export async function installDataPlane(server: FastifyInstance, deps: DataPlaneDeps): Promise<void> {
+  await server.register(async (scope) => {
+    scope.decorateRequest('apiKey', null);
+    // Authenticate before validating: an anonymous caller learns nothing about the schema.
+    scope.addHook('preHandler', async (request) => {
+      request.apiKey = await deps.keyAuth.authenticate(request.headers);
+    });
+    scope.setErrorHandler((error, request, reply) => {
+      const appError = fromFastify(error) ?? toAppError(error);
+      if (appError.status >= 500) request.log.error({ err: appError.cause ?? appError }, 'data-plane request failed');
+      if (reply.sent || reply.raw.headersSent) return;
+      sendError(reply, errorFormFor(request.url, request.headers), appError, request.id);
+    });
+    mountOperations(scope, { contract: deps.contract, handlers: deps.handlers });
+  });
+}

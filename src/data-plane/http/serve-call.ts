@@ -1,0 +1,113 @@
+import type { FastifyReply } from 'fastify';
+import { AppError, toAppError } from '../../errors';
+import type { ResponseUsage } from '../../metering/tiers';
+import { UpstreamError } from '../../providers/provider';
+import type { CanonicalContent, CanonicalEvent, StopReason } from '../canonical';
+import { ResponseCollector } from '../collect-response';
+import { routeHeader, type Call } from '../pipeline';
+import type { ErrorForm } from './error-envelopes';
+import { errorBody } from './error-envelopes';
+
+/** Per-form streaming encoder. */
+export interface StreamWriter {
+  start(usage: ResponseUsage): string;
+  event(e: CanonicalEvent): string;
+  finish(stopReason: StopReason, stopSequence: string | null, usage: ResponseUsage): string;
+  error(error: AppError): string;
+}
+
+/** One protocol form's encoders. */
+export interface FormCodec {
+  errorForm: ErrorForm;
+  plain(call: Call, content: CanonicalContent[], usage: ResponseUsage): unknown;
+  stream(call: Call): StreamWriter;
+}
+
+function write(reply: FastifyReply, chunk: string): Promise<void> {
+  if (chunk === '' || reply.raw.destroyed) return Promise.resolve();
+  if (reply.raw.write(chunk)) return Promise.resolve();
+  // Backpressure: a slow client slows the upstream read instead of growing memory.
+  return new Promise((resolve) => {
+    const done = () => {
+      reply.raw.off('drain', done);
+      reply.raw.off('close', done);
+      resolve();
+    };
+    reply.raw.once('drain', done);
+    reply.raw.once('close', done);
+  });
+}
+
+async function servePlain(call: Call, codec: FormCodec, reply: FastifyReply): Promise<void> {
+  const collector = new ResponseCollector();
+  try {
+    for await (const e of call.events()) collector.push(e);
+  } catch (error) {
+    const status = error instanceof UpstreamError && error.failure === 'aborted' ? 'client_aborted' : 'upstream_error';
+    await call.finish(status, error instanceof UpstreamError ? error.failure : 'internal');
+    if (status === 'client_aborted') return;
+    throw new AppError('upstream', 'upstream_failed', `the upstream failed while answering: ${(error as Error).message}`);
+  }
+  // The usage record is committed before the reply is sent.
+  const usage = await call.finish(call.stopReason === 'refusal' ? 'blocked' : 'ok');
+  await reply
+    .code(200)
+    .header('content-type', 'application/json')
+    .header('x-route', routeHeader(call.route))
+    .send(codec.plain(call, collector.content(), usage));
+}
+
+async function serveStream(call: Call, codec: FormCodec, reply: FastifyReply, requestId: string): Promise<void> {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'request-id': requestId,
+    'x-request-id': requestId,
+    'x-route': routeHeader(call.route),
+  });
+  const writer = codec.stream(call);
+  let started = false;
+  try {
+    for await (const e of call.events()) {
+      if (!started && e.type !== 'message_start' && e.type !== 'usage') {
+        // message_start waits for the upstream's opening usage, so it can carry it.
+        started = true;
+        await write(reply, writer.start(call.usageSoFar()));
+      }
+      if (e.type === 'message_stop') {
+        if (!started) await write(reply, writer.start(call.usageSoFar()));
+        started = true;
+        const usage = await call.finish(e.stopReason === 'refusal' ? 'blocked' : 'ok');
+        await write(reply, writer.finish(e.stopReason, e.stopSequence ?? null, usage));
+        break;
+      }
+      await write(reply, writer.event(e));
+    }
+  } catch (error) {
+    if (error instanceof UpstreamError && error.failure === 'aborted') {
+      await call.finish('client_aborted', 'client_aborted').catch(() => undefined);
+      return;
+    }
+    const appError =
+      error instanceof UpstreamError ? new AppError('upstream', 'upstream_failed', `the upstream failed mid-stream: ${error.message}`) : toAppError(error);
+    await call.finish('upstream_error', error instanceof UpstreamError ? error.failure : appError.code).catch(() => undefined);
+    if (!started) await write(reply, writer.start(call.usageSoFar()));
+    await write(reply, writer.error(appError));
+  } finally {
+    res.end();
+  }
+}
+
+/** Answers an accepted call in the caller's form, plain or streamed. */
+export async function serveCall(call: Call, codec: FormCodec, reply: FastifyReply, requestId: string): Promise<void> {
+  if (call.request.stream) await serveStream(call, codec, reply, requestId);
+  else await servePlain(call, codec, reply);
+}
+
+export function sendError(reply: FastifyReply, form: ErrorForm, error: AppError, requestId: string): void {
+  void reply.code(error.status).headers(error.headers).header('content-type', 'application/json').send(errorBody(form, error, requestId));
+}

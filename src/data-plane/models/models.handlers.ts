@@ -1,0 +1,46 @@
+import type { OperationHandler } from '../../http/openapi-router';
+import { AppError } from '../../errors';
+import type { Catalog, ModelEntry } from '../../routing/catalog.types';
+import { authenticatedKey } from '../http/data-plane';
+
+const anthropicModel = (m: ModelEntry) => ({ type: 'model', id: m.name, display_name: m.displayName, created_at: m.createdAt });
+const openaiModel = (m: ModelEntry) => ({ id: m.name, object: 'model', created: Math.floor(Date.parse(m.createdAt) / 1000), owned_by: 'tsxt-gateway' });
+
+/**
+ * The neutral models in the calling key's scope, in the Anthropic shape when
+ * the request carries `anthropic-version`, otherwise the OpenAI shape.
+ */
+export function modelsHandlers(catalog: Catalog): Record<string, OperationHandler> {
+  const visible = (scope: ReadonlySet<string>) => catalog.models.filter((m) => scope.has(m.name));
+  return {
+    listModels: async ({ request, query }) => {
+      const models = visible(authenticatedKey(request).modelScope);
+      if (!request.headers['anthropic-version']) return { object: 'list', data: models.map(openaiModel) };
+      const limit = Number(query.limit ?? 20);
+      const afterId = typeof query.after_id === 'string' ? query.after_id : undefined;
+      const beforeId = typeof query.before_id === 'string' ? query.before_id : undefined;
+      let start = 0;
+      let end = models.length;
+      if (afterId !== undefined) {
+        const i = models.findIndex((m) => m.name === afterId);
+        if (i < 0) throw new AppError('invalid_request', 'invalid_cursor', `after_id "${afterId}" is not a model in this list`, { field: 'after_id' });
+        start = i + 1;
+      }
+      if (beforeId !== undefined) {
+        const i = models.findIndex((m) => m.name === beforeId);
+        if (i < 0) throw new AppError('invalid_request', 'invalid_cursor', `before_id "${beforeId}" is not a model in this list`, { field: 'before_id' });
+        end = i;
+        start = Math.max(start, end - limit);
+      }
+      const page = models.slice(start, Math.min(end, start + limit));
+      const hasMore = beforeId !== undefined ? start > 0 : start + page.length < end;
+      return { data: page.map(anthropicModel), has_more: hasMore, first_id: page[0]?.name ?? null, last_id: page[page.length - 1]?.name ?? null };
+    },
+    getModel: async ({ request, params }) => {
+      const key = authenticatedKey(request);
+      const model = catalog.modelsByName.get(params.model_id!);
+      if (!model || !key.modelScope.has(model.name)) throw new AppError('not_found', 'model_not_found', `model "${params.model_id}" not found`);
+      return request.headers['anthropic-version'] ? anthropicModel(model) : openaiModel(model);
+    },
+  };
+}

@@ -1,0 +1,288 @@
+// One query's way through the gateway, whatever its protocol form:
+// scope → input guardrails → complexity assessment → deployment choice with
+// fallback before the first byte → output guardrails → metering.
+import { encode } from 'gpt-tokenizer';
+import type { Logger } from 'pino';
+import { AppError } from '../errors';
+import type { Guardrails } from '../guardrails/guardrail-engine';
+import { priceCall, responseUsage, unifyUsage, type ResponseUsage } from '../metering/tiers';
+import type { UsageRecorder, UsageStatus } from '../metering/usage-recorder';
+import { UpstreamError, type ProviderAdapter } from '../providers/provider';
+import type { Catalog, Deployment, ProviderType, Tier } from '../routing/catalog.types';
+import type { CircuitBreaker } from '../routing/circuit-breaker';
+import { assessComplexity } from '../routing/complexity';
+import type { CanonicalEvent, CanonicalRequest, ProtocolForm, StopReason, UpstreamUsage } from './canonical';
+import type { AuthenticatedKey } from './key-auth';
+
+export interface CallContext {
+  requestId: string;
+  key: AuthenticatedKey;
+  form: ProtocolForm;
+  /** Aborted when the client disconnects. */
+  signal: AbortSignal;
+  startedAt: number;
+}
+
+export interface RouteInfo {
+  tier: Tier;
+  score: number;
+  reasons: string[];
+  deployment: Deployment;
+  thinking: boolean;
+}
+
+export interface PipelineDeps {
+  catalog: Catalog;
+  providers: { forType(type: ProviderType): ProviderAdapter };
+  guardrails: (accountId: string) => Promise<Guardrails>;
+  recorder: UsageRecorder;
+  breaker: CircuitBreaker;
+  logger: Logger;
+}
+
+export const deploymentId = (d: Deployment): string => `${d.provider.name}/${d.model}`;
+
+/** The `x-route` header: why this request went where it went. */
+export const routeHeader = (r: RouteInfo): string =>
+  `tier=${r.tier}; score=${r.score.toFixed(2)}; reasons=${r.reasons.join(',') || 'none'}; model=${r.deployment.model}`;
+
+/**
+ * An answered call in progress. `events()` yields the post-guardrail event
+ * stream (its first upstream event already in hand, so fallback is over);
+ * `finish()` meters it once and resolves when the usage record is committed.
+ */
+export class Call {
+  private raw: UpstreamUsage = { inputCacheHit: 0, inputCacheMiss: 0, output: 0 };
+  private producedText = '';
+  private sawFinalUsage = false;
+  private finished: Promise<ResponseUsage> | null = null;
+  private firstEventAt: number | null = null;
+  stopReason: StopReason | null = null;
+  stopSequence: string | null = null;
+  upstreamId = '';
+
+  constructor(
+    private readonly deps: PipelineDeps,
+    private readonly ctx: CallContext,
+    readonly request: CanonicalRequest,
+    readonly route: RouteInfo,
+    private readonly first: IteratorResult<CanonicalEvent>,
+    private readonly rest: AsyncIterator<CanonicalEvent>,
+    private readonly filter: ReturnType<Guardrails['createOutputFilter']>,
+    private readonly inputHits: Record<string, number>,
+  ) {}
+
+  get requestId(): string {
+    return this.ctx.requestId;
+  }
+
+  /** The id of the message we answer with (`msg_…`), traceable to the request id. */
+  get messageId(): string {
+    return `msg_${this.ctx.requestId.replace(/^req_/, '')}`;
+  }
+
+  private observe(e: CanonicalEvent): void {
+    if (this.firstEventAt === null) this.firstEventAt = Date.now();
+    if (e.type === 'usage') {
+      this.raw = { ...this.raw, ...e.usage };
+      if (e.usage.output !== undefined) this.sawFinalUsage = true;
+    } else if (e.type === 'text_delta' || e.type === 'thinking_delta') this.producedText += e.text;
+    else if (e.type === 'tool_input_delta') this.producedText += e.partialJson;
+    else if (e.type === 'message_start') this.upstreamId = e.id;
+  }
+
+  /** Events after output guardrails; `message_stop` ends the stream. */
+  async *events(): AsyncGenerator<CanonicalEvent> {
+    let next = this.first;
+    while (!next.done) {
+      this.observe(next.value);
+      for (const out of this.filter.push(next.value)) {
+        if (out.type === 'message_stop') {
+          this.stopReason = out.stopReason;
+          this.stopSequence = out.stopSequence ?? null;
+        }
+        yield out;
+      }
+      next = await this.rest.next();
+    }
+    for (const out of this.filter.end()) yield out;
+  }
+
+  /** Usage as it stands (unified), e.g. for `message_start`. */
+  usageSoFar(): ResponseUsage {
+    return responseUsage(unifyUsage(this.raw, this.route.deployment.unify, this.route.thinking));
+  }
+
+  /** Cancels the upstream call (client gone, or output blocked). */
+  async cancel(): Promise<void> {
+    await this.rest.return?.().catch(() => undefined);
+  }
+
+  finish(status: UsageStatus, errorCode: string | null = null): Promise<ResponseUsage> {
+    this.finished ??= this.meter(status, errorCode);
+    return this.finished;
+  }
+
+  private async meter(status: UsageStatus, errorCode: string | null): Promise<ResponseUsage> {
+    // An interrupted stream never got its final usage: bill what was produced.
+    if (!this.sawFinalUsage && this.producedText) {
+      this.raw = { ...this.raw, output: Math.max(this.raw.output, encode(this.producedText).length) };
+    }
+    const tokens = unifyUsage(this.raw, this.route.deployment.unify, this.route.thinking);
+    const hits = { ...this.inputHits };
+    for (const [rule, n] of Object.entries(this.filter.hits)) hits[rule] = (hits[rule] ?? 0) + n;
+    await this.deps.recorder.record({
+      requestId: this.ctx.requestId,
+      accountId: this.ctx.key.account.id,
+      accountTimezone: this.ctx.key.account.timezone,
+      apiKeyId: this.ctx.key.keyId,
+      form: this.ctx.form,
+      model: this.request.model,
+      routedModel: this.route.deployment.model,
+      provider: this.route.deployment.provider.name,
+      routeTier: this.route.tier,
+      routeScore: this.route.score,
+      routeReasons: this.route.reasons,
+      thinking: this.route.thinking,
+      stream: this.request.stream,
+      status,
+      errorCode,
+      raw: this.raw,
+      tokens,
+      amounts: priceCall(tokens, this.deps.catalog.prices),
+      guardrailHits: hits,
+      latencyMs: Date.now() - this.ctx.startedAt,
+      ttftMs: this.firstEventAt === null ? null : this.firstEventAt - this.ctx.startedAt,
+    });
+    return responseUsage(tokens);
+  }
+}
+
+export class Pipeline {
+  constructor(private readonly deps: PipelineDeps) {}
+
+  get thresholds() {
+    return this.deps.catalog.assessment;
+  }
+
+  /** Model known (404) and in the key's scope (403). */
+  resolveModel(ctx: CallContext, model: string) {
+    const entry = this.deps.catalog.modelsByName.get(model);
+    if (!entry) throw new AppError('not_found', 'model_not_found', `model "${model}" not found`, { field: 'model' });
+    if (!ctx.key.modelScope.has(model)) {
+      throw new AppError('permission', 'model_not_in_scope', `this API key may not call model "${model}"`, { field: 'model' });
+    }
+    return entry;
+  }
+
+  async start(ctx: CallContext, incoming: CanonicalRequest): Promise<Call> {
+    const model = this.resolveModel(ctx, incoming.model);
+    const guardrails = await this.deps.guardrails(ctx.key.account.id);
+    let checked: ReturnType<Guardrails['checkInput']>;
+    try {
+      checked = guardrails.checkInput(incoming);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'guardrail_blocked') await this.recordRefusal(ctx, incoming, 'blocked', error.code);
+      throw error;
+    }
+    const request = checked.request;
+    const assessment = assessComplexity(request, this.deps.catalog.assessment);
+    const tier = assessment.tier;
+    const candidates = model.routes[tier];
+    const filter = () => guardrails.createOutputFilter();
+
+    let lastError: UpstreamError | undefined;
+    const skipped: Deployment[] = [];
+    const attempt = async (deployment: Deployment): Promise<Call | 'next' | 'stop'> => {
+      const route: RouteInfo = {
+        tier,
+        score: assessment.score,
+        reasons: assessment.reasons,
+        deployment,
+        thinking: tier === 'thinking' || deployment.thinking,
+      };
+      const adapter = this.deps.providers.forType(deployment.provider.type);
+      const iterator = adapter.stream({ request, deployment, signal: ctx.signal })[Symbol.asyncIterator]();
+      try {
+        const first = await iterator.next();
+        this.deps.breaker.success(deploymentId(deployment));
+        return new Call(this.deps, ctx, request, route, first, iterator, filter(), checked.hits);
+      } catch (error) {
+        if (!(error instanceof UpstreamError)) throw error;
+        if (error.failure === 'aborted') throw new AppError('invalid_request', 'client_closed', 'client closed the request', { status: 499 });
+        lastError = error;
+        this.deps.breaker.failure(deploymentId(deployment));
+        this.deps.logger.warn(
+          { request_id: ctx.requestId, deployment: deploymentId(deployment), failure: error.failure, status: error.status },
+          'upstream failed before the first byte',
+        );
+        return error.retryable ? 'next' : 'stop';
+      }
+    };
+    for (const deployment of candidates) {
+      // A cooled-down deployment is skipped while another may answer.
+      if (!this.deps.breaker.tryAcquire(deploymentId(deployment))) {
+        skipped.push(deployment);
+        continue;
+      }
+      const outcome = await attempt(deployment);
+      if (outcome instanceof Call) return outcome;
+      if (outcome === 'stop') break;
+    }
+    if (lastError === undefined && skipped[0]) {
+      // Every circuit is open: try the first deployment rather than refuse outright.
+      const outcome = await attempt(skipped[0]);
+      if (outcome instanceof Call) return outcome;
+    }
+    await this.recordRefusal(ctx, request, 'upstream_error', lastError?.failure ?? 'no_deployment');
+    throw upstreamAppError(lastError);
+  }
+
+  /** A call that never reached an answer is still on record (zero tokens). */
+  private async recordRefusal(ctx: CallContext, request: CanonicalRequest, status: UsageStatus, errorCode: string): Promise<void> {
+    const tokens = { priceTier: 'no_thinking' as const, inputCacheHit: 0, inputCacheMiss: 0, output: 0 };
+    await this.deps.recorder
+      .record({
+        requestId: ctx.requestId,
+        accountId: ctx.key.account.id,
+        accountTimezone: ctx.key.account.timezone,
+        apiKeyId: ctx.key.keyId,
+        form: ctx.form,
+        model: request.model,
+        routedModel: null,
+        provider: null,
+        routeTier: null,
+        routeScore: null,
+        routeReasons: [],
+        thinking: false,
+        stream: request.stream,
+        status,
+        errorCode,
+        raw: { inputCacheHit: 0, inputCacheMiss: 0, output: 0 },
+        tokens,
+        amounts: priceCall(tokens, this.deps.catalog.prices),
+        guardrailHits: {},
+        latencyMs: Date.now() - ctx.startedAt,
+        ttftMs: null,
+      })
+      .catch((error: unknown) => this.deps.logger.error({ err: error, request_id: ctx.requestId }, 'could not record refused call'));
+  }
+}
+
+/** What the client sees when no deployment answered before the first byte. */
+export function upstreamAppError(error: UpstreamError | undefined): AppError {
+  if (error?.failure === 'http' && error.status !== undefined && error.status < 500 && error.status !== 429) {
+    // The upstream refused the request itself (e.g. 400): pass its verdict on.
+    return new AppError(error.status === 404 ? 'not_found' : 'invalid_request', 'upstream_rejected', `upstream rejected the request: ${error.message}`, {
+      status: error.status === 404 ? 404 : 400,
+    });
+  }
+  if (error?.failure === 'http' && error.status === 429) {
+    return new AppError('unavailable', 'upstream_overloaded', 'every upstream deployment is rate limited; retry shortly', {
+      status: 529,
+      headers: { 'retry-after': '2' },
+    });
+  }
+  const reason = error ? `${error.failure}${error.status ? ` ${error.status}` : ''}` : 'no deployment available';
+  return new AppError('upstream', 'upstream_unavailable', `no upstream deployment answered (${reason})`);
+}

@@ -1,0 +1,344 @@
+// Pure mapping between the canonical shapes and OpenAI Chat Completions, as
+// spoken by OpenAI and the compatible servers (DeepSeek, Qwen, vLLM, Ollama).
+// Wire types are the official SDK's (type-only imports, erased at run time);
+// fields only compatible servers send (`reasoning_content`, DeepSeek's cache
+// counters) are added where they are read.
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionContentPart,
+  ChatCompletionCreateParams,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+  ChatCompletionToolChoiceOption,
+} from 'openai/resources/chat/completions';
+import type { CompletionUsage } from 'openai/resources/completions';
+import type {
+  CanonicalEvent,
+  CanonicalMessage,
+  CanonicalRequest,
+  CanonicalToolChoice,
+  StopReason,
+  UpstreamUsage,
+} from '../../data-plane/canonical';
+import type { Deployment } from '../../routing/catalog.types';
+import { UpstreamError } from '../provider';
+import { isRecord } from '../upstream-http';
+
+export function toOpenAiRequest(request: CanonicalRequest, deployment: Deployment): ChatCompletionCreateParams {
+  const body: ChatCompletionCreateParams = {
+    model: deployment.model,
+    messages: toMessages(request),
+    max_tokens: request.maxTokens,
+    stream: request.stream,
+  };
+  // Without include_usage a stream carries no token counts, and the call
+  // could not be billed.
+  if (request.stream) body.stream_options = { include_usage: true };
+  if (deployment.thinking) {
+    // Reasoning models reject sampling parameters; the effort replaces them.
+    body.reasoning_effort = 'high';
+  } else {
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.topP !== undefined) body.top_p = request.topP;
+  }
+  // top_k has no Chat Completions field; OpenAI refuses unknown parameters.
+  if (request.stopSequences?.length) body.stop = request.stopSequences;
+  if (request.tools?.length) {
+    body.tools = request.tools.map((tool) => ({
+      type: 'function' as const,
+      function: {
+        name: tool.name,
+        ...(tool.description !== undefined ? { description: tool.description } : {}),
+        parameters: tool.inputSchema,
+      },
+    }));
+  }
+  if (request.toolChoice) body.tool_choice = toToolChoice(request.toolChoice);
+  if (request.userId !== undefined) body.user = request.userId;
+  return body;
+}
+
+function toMessages(request: CanonicalRequest): ChatCompletionMessageParam[] {
+  const messages: ChatCompletionMessageParam[] = [];
+  if (request.system !== undefined && request.system !== '') messages.push({ role: 'system', content: request.system });
+  for (const message of request.messages) {
+    if (message.role === 'user') messages.push(...userMessages(message));
+    else {
+      const assistant = assistantMessage(message);
+      if (assistant) messages.push(assistant);
+    }
+  }
+  return messages;
+}
+
+function userMessages(message: CanonicalMessage): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  // Tool results become `tool` messages, which must directly follow the
+  // assistant message holding their tool_calls, so they go first.
+  for (const block of message.content) {
+    if (block.type === 'tool_result') out.push({ role: 'tool', tool_call_id: block.toolUseId, content: block.content });
+  }
+  const parts: ChatCompletionContentPart[] = [];
+  for (const block of message.content) {
+    if (block.type === 'text') parts.push({ type: 'text', text: block.text });
+    else if (block.type === 'image') {
+      parts.push({ type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${block.data}` } });
+    }
+  }
+  if (parts.length > 0) {
+    // Plain string content when there is no image: some compatible servers
+    // accept only strings for text-only messages.
+    const textOnly = parts.every((part) => part.type === 'text');
+    out.push({
+      role: 'user',
+      content: textOnly ? parts.map((part) => (part.type === 'text' ? part.text : '')).join('\n') : parts,
+    });
+  }
+  return out;
+}
+
+function assistantMessage(message: CanonicalMessage): ChatCompletionMessageParam | undefined {
+  const texts: string[] = [];
+  const toolCalls: ChatCompletionMessageToolCall[] = [];
+  for (const block of message.content) {
+    if (block.type === 'text') texts.push(block.text);
+    else if (block.type === 'tool_use') {
+      toolCalls.push({
+        id: block.id,
+        type: 'function',
+        function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+      });
+    }
+    // Thinking is not replayed: compatible servers reject or ignore it.
+  }
+  if (texts.length === 0 && toolCalls.length === 0) return undefined;
+  return {
+    role: 'assistant',
+    content: texts.length > 0 ? texts.join('') : null,
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+  };
+}
+
+function toToolChoice(choice: CanonicalToolChoice): ChatCompletionToolChoiceOption {
+  switch (choice.type) {
+    case 'auto':
+      return 'auto';
+    case 'any':
+      return 'required';
+    case 'none':
+      return 'none';
+    case 'tool':
+      return { type: 'function', function: { name: choice.name } };
+  }
+}
+
+export function toStopReason(finish: string | null | undefined): StopReason {
+  switch (finish) {
+    case 'length':
+      return 'max_tokens';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_use';
+    case 'content_filter':
+      return 'refusal';
+    default:
+      return 'end_turn';
+  }
+}
+
+/** DeepSeek reports its prefix cache in its own fields beside the OpenAI ones. */
+type WireUsage = CompletionUsage & { prompt_cache_hit_tokens?: number };
+
+export function toUsage(usage: WireUsage): UpstreamUsage {
+  const prompt = usage.prompt_tokens ?? 0;
+  const hit = usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens ?? 0;
+  return { inputCacheHit: hit, inputCacheMiss: Math.max(0, prompt - hit), output: usage.completion_tokens ?? 0 };
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Reasoning text as DeepSeek/Qwen (`reasoning_content`) or vLLM/OpenRouter (`reasoning`) send it. */
+function reasoningOf(value: Record<string, unknown>): string | undefined {
+  return nonEmpty(value.reasoning_content) ?? nonEmpty(value.reasoning);
+}
+
+/** A plain (non-streamed) completion as the same event sequence a stream gives. */
+export function fromOpenAiCompletion(body: unknown): CanonicalEvent[] {
+  if (!isRecord(body) || !Array.isArray(body.choices)) {
+    if (isRecord(body) && isRecord(body.error)) throw errorInBody(body.error);
+    throw new UpstreamError('protocol', 'upstream reply is not a chat completion');
+  }
+  const completion = body as unknown as ChatCompletion;
+  const events: CanonicalEvent[] = [
+    { type: 'message_start', id: String(completion.id ?? ''), model: String(completion.model ?? '') },
+  ];
+  const choice = completion.choices.find((c) => c.index === 0) ?? completion.choices[0];
+  const message = choice?.message;
+  let index = 0;
+  if (message) {
+    const reasoning = reasoningOf(message as unknown as Record<string, unknown>);
+    if (reasoning !== undefined) {
+      events.push(
+        { type: 'block_start', index, block: { type: 'thinking' } },
+        { type: 'thinking_delta', index, text: reasoning },
+        { type: 'block_stop', index },
+      );
+      index++;
+    }
+    const text = message.content || message.refusal;
+    if (text) {
+      events.push(
+        { type: 'block_start', index, block: { type: 'text' } },
+        { type: 'text_delta', index, text },
+        { type: 'block_stop', index },
+      );
+      index++;
+    }
+    for (const call of message.tool_calls ?? []) {
+      if (call.type !== 'function') continue;
+      events.push(
+        { type: 'block_start', index, block: { type: 'tool_use', id: call.id, name: call.function.name } },
+        { type: 'tool_input_delta', index, partialJson: call.function.arguments || '{}' },
+        { type: 'block_stop', index },
+      );
+      index++;
+    }
+  }
+  if (isRecord(completion.usage)) events.push({ type: 'usage', usage: toUsage(completion.usage) });
+  const refused = !message?.content && !!message?.refusal;
+  events.push({ type: 'message_stop', stopReason: refused ? 'refusal' : toStopReason(choice?.finish_reason) });
+  return events;
+}
+
+type OpenBlock = { index: number; kind: 'text' | 'thinking' } | { index: number; kind: 'tool'; toolIndex: number };
+
+/**
+ * Incremental mapper for a streamed completion, fed one parsed `data:` chunk
+ * at a time and `finish()` at `[DONE]`. Chat chunks interleave nothing, but
+ * their pieces (reasoning, text, each tool call) arrive as flat deltas; this
+ * turns them into properly opened and closed canonical blocks. The usage
+ * chunk follows the finish chunk, so `message_stop` waits for `finish()`.
+ */
+export class OpenAiStreamMapper {
+  private started = false;
+  private stopped = false;
+  private open: OpenBlock | undefined;
+  private nextIndex = 0;
+  private readonly seenTools = new Set<number>();
+  private stopReason: StopReason | undefined;
+  private messageId = '';
+
+  /** A choice carried a finish_reason: the answer itself is complete. */
+  get sawFinish(): boolean {
+    return this.stopReason !== undefined;
+  }
+
+  get done(): boolean {
+    return this.stopped;
+  }
+
+  push(chunk: unknown): CanonicalEvent[] {
+    if (!isRecord(chunk)) throw new UpstreamError('protocol', 'upstream sent a malformed chunk');
+    // Compatible servers report failures mid-stream as a chunk holding `error`.
+    if (isRecord(chunk.error)) throw errorInBody(chunk.error);
+    const wire = chunk as unknown as ChatCompletionChunk;
+    const events: CanonicalEvent[] = [];
+    if (!this.started) {
+      this.started = true;
+      this.messageId = String(wire.id ?? '');
+      events.push({ type: 'message_start', id: this.messageId, model: String(wire.model ?? '') });
+    }
+    const choices = Array.isArray(wire.choices) ? wire.choices : [];
+    const choice = choices.find((c) => c.index === 0) ?? choices[0];
+    if (choice) this.choice(choice, events);
+    if (isRecord(wire.usage)) events.push({ type: 'usage', usage: toUsage(wire.usage) });
+    return events;
+  }
+
+  /** At `[DONE]` (or a clean end of stream): closes what is open and stops the message. */
+  finish(): CanonicalEvent[] {
+    if (this.stopped) return [];
+    if (!this.started) throw new UpstreamError('protocol', 'upstream stream ended without any chunk');
+    const events: CanonicalEvent[] = [];
+    this.close(events);
+    this.stopped = true;
+    events.push({ type: 'message_stop', stopReason: this.stopReason ?? 'end_turn' });
+    return events;
+  }
+
+  private choice(choice: ChatCompletionChunk.Choice, events: CanonicalEvent[]): void {
+    const delta = isRecord(choice.delta) ? choice.delta : undefined;
+    if (delta) {
+      const reasoning = reasoningOf(delta);
+      if (reasoning !== undefined) {
+        const index = this.ensure('thinking', events);
+        events.push({ type: 'thinking_delta', index, text: reasoning });
+      }
+      const text = nonEmpty(delta.content) ?? nonEmpty(delta.refusal);
+      if (text !== undefined) {
+        const index = this.ensure('text', events);
+        events.push({ type: 'text_delta', index, text });
+      }
+      for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) this.toolCall(call, events);
+    }
+    if (choice.finish_reason) {
+      this.close(events);
+      this.stopReason = toStopReason(choice.finish_reason);
+    }
+  }
+
+  private toolCall(call: ChatCompletionChunk.Choice.Delta.ToolCall, events: CanonicalEvent[]): void {
+    const toolIndex = typeof call.index === 'number' ? call.index : 0;
+    const open = this.open;
+    let index: number;
+    if (open?.kind === 'tool' && open.toolIndex === toolIndex) {
+      index = open.index;
+    } else {
+      if (this.seenTools.has(toolIndex)) {
+        // A canonical block cannot be reopened once another has started.
+        throw new UpstreamError('protocol', 'upstream interleaved the fragments of parallel tool calls');
+      }
+      this.close(events);
+      this.seenTools.add(toolIndex);
+      index = this.nextIndex++;
+      this.open = { index, kind: 'tool', toolIndex };
+      events.push({
+        type: 'block_start',
+        index,
+        block: {
+          type: 'tool_use',
+          // Some compatible servers omit ids; a stable one lets the caller's
+          // tool_result still be matched on the next turn.
+          id: call.id || `call_${this.messageId}_${toolIndex}`,
+          name: call.function?.name ?? '',
+        },
+      });
+    }
+    const fragment = call.function?.arguments;
+    if (fragment) events.push({ type: 'tool_input_delta', index, partialJson: fragment });
+  }
+
+  private ensure(kind: 'text' | 'thinking', events: CanonicalEvent[]): number {
+    if (this.open?.kind === kind) return this.open.index;
+    this.close(events);
+    const index = this.nextIndex++;
+    this.open = { index, kind };
+    events.push({ type: 'block_start', index, block: { type: kind } });
+    return index;
+  }
+
+  private close(events: CanonicalEvent[]): void {
+    if (!this.open) return;
+    events.push({ type: 'block_stop', index: this.open.index });
+    this.open = undefined;
+  }
+}
+
+function errorInBody(error: Record<string, unknown>): UpstreamError {
+  const message = typeof error.message === 'string' ? error.message : 'upstream stream error';
+  const type = typeof error.type === 'string' ? error.type : typeof error.code === 'string' ? error.code : undefined;
+  return new UpstreamError('protocol', message, undefined, type);
+}

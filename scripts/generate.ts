@@ -7,6 +7,7 @@ import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { renderSchema } from '../src/control-plane/graphql/schema';
 
 const root = new URL('../', import.meta.url);
 
@@ -60,6 +61,7 @@ export const generatorSteps: GeneratorStep[] = [
     output: 'src/generated/control.ts',
     render: openApiTypes('openapi/control.yaml'),
   },
+  { name: 'graphql schema', output: 'schema/schema.graphql', render: renderSchema },
 ];
 
 async function readIfExists(path: string): Promise<string | undefined> {

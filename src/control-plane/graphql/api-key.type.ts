@@ -1,0 +1,42 @@
+import { Field, ID, ObjectType } from 'type-graphql';
+import { PageType } from './page.type';
+import { SafeInt } from './scalars';
+
+@ObjectType({ description: 'An API key as the console shows it; never carries the secret.' })
+export class ApiKeyType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { description: 'One of 部门, 业务线, 成本中心.' })
+  dimension!: string;
+
+  @Field(() => String, { description: 'active | suspended | cancelled | expired' })
+  status!: string;
+
+  @Field(() => String, { nullable: true, description: 'owner | credit_limit while suspended, else null.' })
+  suspendedReason!: string | null;
+
+  @Field(() => SafeInt, { description: 'Lifetime unified tokens (input + output).' })
+  usedTokens!: number;
+
+  @Field(() => [String])
+  modelScope!: string[];
+
+  @Field(() => String, { nullable: true, description: 'Last valid day, YYYY-MM-DD; null = never expires.' })
+  expiresAt!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD HH:MM:SS in the account time zone.' })
+  lastUsedAt!: string | null;
+
+  @Field(() => String, { description: 'ISO 8601 timestamp.' })
+  createdAt!: string;
+
+  @Field(() => String, { description: 'A display hint such as tsxt-abcd…wxyz.' })
+  secretHint!: string;
+}
+
+@ObjectType()
+export class ApiKeyPageType extends PageType(ApiKeyType) {}

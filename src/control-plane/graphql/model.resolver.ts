@@ -1,0 +1,12 @@
+import { Ctx, Query, Resolver } from 'type-graphql';
+import type { Actor } from '../../domain/actor';
+import { CurrentActor, type GraphqlContext } from './context';
+import { ModelType } from './model.type';
+
+@Resolver()
+export class ModelResolver {
+  @Query(() => [ModelType], { description: 'The catalog’s neutral model names, for key scopes.' })
+  async models(@CurrentActor() _actor: Actor, @Ctx() { services }: GraphqlContext): Promise<ModelType[]> {
+    return services.catalog.models.map((m) => ({ name: m.name, displayName: m.displayName, createdAt: m.createdAt }));
+  }
+}

@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { ApiKeyResolver } from './api-key.resolver';
+import { AuditResolver } from './audit.resolver';
+import { ModelResolver } from './model.resolver';
+import { SessionResolver } from './session.resolver';
+import { UsageResolver } from './usage.resolver';
+
+export const SCHEMA_BANNER = '# Generated from the TypeGraphQL resolvers by scripts/generate.ts; do not edit.';
+
+/** The control-plane schema. Resolvers are stateless; services reach them through the request context. */
+export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
+  return buildSchema({
+    resolvers: [SessionResolver, ApiKeyResolver, UsageResolver, ModelResolver, AuditResolver],
+    validate: false,
+    emitSchemaFile: false,
+  });
+}
+
+/** `schema/schema.graphql`: sorted, so the file only changes when the schema does. */
+export async function renderSchema(): Promise<string> {
+  const schema = await buildGraphqlSchema();
+  return `${SCHEMA_BANNER}\n\n${printSchema(lexicographicSortSchema(schema))}\n`;
+}

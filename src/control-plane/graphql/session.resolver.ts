@@ -1,0 +1,42 @@
+import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { Actor } from '../../domain/actor';
+import { formatMicros } from '../../metering/decimal';
+import { CurrentActor, type GraphqlContext } from './context';
+import { LoginPayload } from './login.payload';
+import { ViewerType } from './viewer.type';
+
+@Resolver()
+export class SessionResolver {
+  @Mutation(() => LoginPayload, { description: 'The only operation that needs no session.' })
+  async login(
+    @Ctx() { services, ip }: GraphqlContext,
+    @Arg('email', () => String) email: string,
+    @Arg('password', () => String) password: string,
+  ): Promise<LoginPayload> {
+    const grant = await services.sessions.login(email, password, ip);
+    return { token: grant.token, expiresAt: grant.expiresAt.toISOString(), user: grant.user };
+  }
+
+  @Mutation(() => Boolean, { description: 'Revokes the session whose bearer token made this request.' })
+  async logout(@Ctx() { services, authorization }: GraphqlContext): Promise<boolean> {
+    await services.sessions.logout(authorization);
+    return true;
+  }
+
+  @Query(() => ViewerType)
+  async viewer(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext): Promise<ViewerType> {
+    const account = await services.accounts.get(actor.accountId);
+    return {
+      id: actor.userId ?? actor.label,
+      email: actor.label,
+      role: actor.role,
+      account: {
+        id: account.id,
+        name: account.name,
+        timezone: account.timezone,
+        currency: account.currency,
+        creditLimit: account.creditLimitMicros === null ? null : formatMicros(account.creditLimitMicros),
+      },
+    };
+  }
+}

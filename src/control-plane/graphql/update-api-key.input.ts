@@ -1,0 +1,17 @@
+import { Field, InputType } from 'type-graphql';
+
+/** Absent fields stay unchanged; an explicit `expiresAt: null` means "never expires". */
+@InputType()
+export class UpdateApiKeyInput {
+  @Field(() => String, { nullable: true })
+  name?: string | null;
+
+  @Field(() => String, { nullable: true })
+  dimension?: string | null;
+
+  @Field(() => [String], { nullable: true })
+  modelScope?: string[] | null;
+
+  @Field(() => String, { nullable: true })
+  expiresAt?: string | null;
+}

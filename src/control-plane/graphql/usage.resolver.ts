@@ -1,0 +1,61 @@
+import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
+import type { Actor } from '../../domain/actor';
+import { intArg, stringArg } from './args';
+import { CurrentActor, type GraphqlContext } from './context';
+import { CreditStatusType } from './credit-status.type';
+import { SettlementType } from './settlement.type';
+import { toCreditStatusType, toKeyUsageType, toSettlementType, toUsageRecordPageType } from './usage.mapper';
+import { KeyUsageType, UsageRecordPageType } from './usage.type';
+
+@Resolver()
+export class UsageResolver {
+  @Query(() => KeyUsageType, { description: 'One key’s usage over account-zone days [start, end] (default: this month to today).' })
+  async keyUsage(
+    @CurrentActor() actor: Actor,
+    @Ctx() { services }: GraphqlContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('start', () => String, { nullable: true, description: 'YYYY-MM-DD' }) start: string | null,
+    @Arg('end', () => String, { nullable: true, description: 'YYYY-MM-DD' }) end: string | null,
+  ): Promise<KeyUsageType> {
+    return toKeyUsageType(await services.usage.keyUsage(actor, id, start ?? undefined, end ?? undefined));
+  }
+
+  @Query(() => UsageRecordPageType, { description: 'One item per call, newest first.' })
+  async usageRecords(
+    @CurrentActor() actor: Actor,
+    @Ctx() { services }: GraphqlContext,
+    @Arg('start', () => String, { nullable: true, description: 'YYYY-MM-DD' }) start: string | null,
+    @Arg('end', () => String, { nullable: true, description: 'YYYY-MM-DD' }) end: string | null,
+    @Arg('apiKeyId', () => ID, { nullable: true }) apiKeyId: string | null,
+    @Arg('model', () => String, { nullable: true }) model: string | null,
+    @Arg('page', () => Int, { nullable: true, defaultValue: 1 }) page: number | null,
+    @Arg('pageSize', () => Int, { nullable: true, defaultValue: 50 }) pageSize: number | null,
+  ): Promise<UsageRecordPageType> {
+    const result = await services.usage.listUsage(
+      actor,
+      {
+        start: start ?? undefined,
+        end: end ?? undefined,
+        apiKeyId: stringArg('apiKeyId', apiKeyId, 40),
+        model: stringArg('model', model, 128),
+      },
+      intArg('page', page, 1, 1, 1_000_000),
+      intArg('pageSize', pageSize, 50, 1, 500),
+    );
+    return toUsageRecordPageType(result);
+  }
+
+  @Query(() => SettlementType)
+  async settlement(
+    @CurrentActor() actor: Actor,
+    @Ctx() { services }: GraphqlContext,
+    @Arg('month', () => String, { description: 'YYYY-MM' }) month: string,
+  ): Promise<SettlementType> {
+    return toSettlementType(await services.usage.settlement(actor, month));
+  }
+
+  @Query(() => CreditStatusType)
+  async creditStatus(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext): Promise<CreditStatusType> {
+    return toCreditStatusType(await services.usage.creditStatus(actor));
+  }
+}

@@ -1,0 +1,72 @@
+// Builders for valid (and deliberately broken) sensitive values, shared by
+// the detector tables and the streaming property tests.
+import { expect } from 'chai';
+import type { Detector } from '../../../src/guardrails';
+import { passesLuhn } from '../../../src/guardrails/detectors/bank-card.detector';
+import { cnIdCheckChar } from '../../../src/guardrails/detectors/cn-id-card.detector';
+
+/** A complete ID number: the 17 given digits plus their MOD 11-2 check char. */
+export function idCard(first17: string): string {
+  return first17 + cnIdCheckChar(first17);
+}
+
+/** A Luhn-valid number: `body` plus the one check digit that makes it pass. */
+export function luhnNumber(body: string): string {
+  for (let digit = 0; digit <= 9; digit++) if (passesLuhn(body + digit)) return body + digit;
+  throw new Error('unreachable: one check digit always fits');
+}
+
+/** An ID number whose 18 digits also pass Luhn, so bank-card finds it too. */
+export function luhnValidIdCard(): string {
+  for (let seq = 100; ; seq++) {
+    const id = idCard(`44030619900101${seq}`.slice(0, 17));
+    if (/^\d{18}$/.test(id) && luhnNumber(id.slice(0, -1)) === id) return id;
+  }
+}
+
+/** The same number with its last digit changed, so Luhn fails. */
+export function breakLastDigit(value: string): string {
+  const last = Number(value.at(-1));
+  return value.slice(0, -1) + String((last + 1) % 10);
+}
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `count` base62 chars, deterministic for a seed. */
+export function base62(count: number, seed = 7): string {
+  let out = '';
+  for (let i = 0; i < count; i++) out += BASE62.charAt((seed * 31 + i * 17 + ((i * i) % 13)) % BASE62.length);
+  return out;
+}
+
+export const PEM_KEY = [
+  '-----BEGIN RSA PRIVATE KEY-----',
+  'MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun',
+  'VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK',
+  'LxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo',
+  '-----END RSA PRIVATE KEY-----',
+].join('\n');
+
+export interface DetectorTable {
+  /** [text, the exact substring expected to be matched] */
+  matches: ReadonlyArray<readonly [string, string]>;
+  /** Texts with nothing to find. */
+  misses: readonly string[];
+}
+
+/** One `it` per row: positives must match exactly (and fit maxMatchLength), near-misses must not match. */
+export function detectorTable(detector: Detector, table: DetectorTable): void {
+  for (const [text, expected] of table.matches) {
+    it(`finds ${JSON.stringify(expected)} in ${JSON.stringify(text)}`, () => {
+      const found = detector.find(text).map(({ start, end }) => text.slice(start, end));
+      expect(found).to.deep.equal([expected]);
+      expect(expected.length).to.be.at.most(detector.maxMatchLength);
+    });
+  }
+  for (const text of table.misses) {
+    it(`finds nothing in ${JSON.stringify(text)}`, () => {
+      const found = detector.find(text).map(({ start, end }) => text.slice(start, end));
+      expect(found).to.deep.equal([]);
+    });
+  }
+}

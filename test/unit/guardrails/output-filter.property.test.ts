@@ -1,0 +1,194 @@
+// The streaming filter must behave as if it had seen the whole text at once,
+// however the upstream happens to chunk it.
+import { expect } from 'chai';
+import fc from 'fast-check';
+import type { CanonicalEvent } from '../../../src/data-plane/canonical';
+import {
+  createGuardrails,
+  defaultDetectors,
+  resolvePolicies,
+  type Detector,
+  type GuardrailPolicy,
+  type Guardrails,
+} from '../../../src/guardrails';
+import { PEM_KEY, idCard, luhnNumber } from './guardrail-samples';
+
+const digits = (count: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: count, maxLength: count });
+const chars = (alphabet: string, min: number, max: number) =>
+  fc.string({ unit: fc.constantFrom(...alphabet), minLength: min, maxLength: max });
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+const idCardSample = fc
+  .tuple(fc.integer({ min: 1, max: 8 }), digits(5), fc.date({ min: new Date('1900-01-01'), max: new Date('2020-12-31'), noInvalidDate: true }), digits(3))
+  .map(([first, area, birth, seq]) => idCard(`${first}${area}${birth.toISOString().slice(0, 10).replaceAll('-', '')}${seq}`));
+
+const mobileSample = fc
+  .tuple(fc.integer({ min: 3, max: 9 }), digits(9), fc.constantFrom('plain', 'spaced', 'dashed', '+86'))
+  .map(([second, rest, format]) => {
+    const number = `1${second}${rest}`;
+    if (format === 'spaced') return `${number.slice(0, 3)} ${number.slice(3, 7)} ${number.slice(7)}`;
+    if (format === 'dashed') return `${number.slice(0, 3)}-${number.slice(3, 7)}-${number.slice(7)}`;
+    return format === '+86' ? `+86 ${number}` : number;
+  });
+
+const cardSample = fc
+  .tuple(digits(14), fc.constantFrom('', ' ', '-'))
+  .map(([body, separator]) => luhnNumber(`4${body}`).replace(/(\d{4})(?=\d)/g, `$1${separator}`));
+
+const emailSample = fc
+  .tuple(chars('abcdefghijklmnopqrstuvwxyz', 1, 12), chars('abcdefghijklmnopqrstuvwxyz0123456789', 1, 12), fc.constantFrom('com', 'cn', 'org', 'io'))
+  .map(([local, domain, tld]) => `${local}@${domain}.${tld}`);
+
+const secretSample = fc.oneof(
+  chars(BASE62, 46, 46).map((body) => `tsxt-${body}`),
+  chars(BASE62, 24, 60).map((body) => `sk-proj-${body}7`),
+  chars('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 16, 16).map((body) => `AKIA${body}`),
+  fc.constant(PEM_KEY),
+);
+
+const piiSample = fc.oneof(idCardSample, mobileSample, cardSample, emailSample);
+const sensitiveSample = fc.oneof(piiSample, secretSample);
+
+// Filler cannot form or touch a match by itself: no digits, no address or key punctuation.
+const filler = (max: number) => chars('abcdefgh xyzABC 你好世界，。!?\n', 0, max);
+
+interface Sampled {
+  text: string;
+  samples: string[];
+}
+
+/** Filler with samples embedded, each set off by spaces, after a long lead-in so that release and rescans happen. */
+const sampledText = (leadMax: number, sample: fc.Arbitrary<string>) =>
+  fc
+    .tuple(fc.nat(leadMax), fc.array(fc.tuple(filler(40), sample), { minLength: 1, maxLength: 4 }), filler(40))
+    .map(([lead, parts, tail]): Sampled => ({
+      text: 'lorem ipsum 你好 '.repeat(Math.ceil(lead / 15)).slice(0, lead) + parts.map(([before, sample]) => `${before} ${sample} `).join('') + tail,
+      samples: parts.map(([, sample]) => sample),
+    }));
+
+const chunkSizes = fc.array(fc.integer({ min: 1, max: 64 }), { minLength: 1, maxLength: 20 });
+
+function chunk(text: string, sizes: readonly number[]): string[] {
+  const chunks: string[] = [];
+  for (let at = 0, i = 0; at < text.length; i++) {
+    const size = sizes[i % sizes.length] ?? 1;
+    chunks.push(text.slice(at, at + size));
+    at += size;
+  }
+  return chunks;
+}
+
+/** Streams the chunks as one text block; returns every emitted event. */
+function stream(guardrails: Guardrails, chunks: readonly string[], check?: (releasedSoFar: string) => void) {
+  const filter = guardrails.createOutputFilter();
+  const out: CanonicalEvent[] = [];
+  let releasedSoFar = '';
+  const push = (event: CanonicalEvent) => {
+    for (const emitted of filter.push(event)) {
+      out.push(emitted);
+      if (emitted.type === 'text_delta') releasedSoFar += emitted.text;
+    }
+    check?.(releasedSoFar);
+  };
+  push({ type: 'message_start', id: 'm', model: 'standard' });
+  push({ type: 'block_start', index: 0, block: { type: 'text' } });
+  for (const piece of chunks) push({ type: 'text_delta', index: 0, text: piece });
+  push({ type: 'block_stop', index: 0 });
+  push({ type: 'usage', usage: { output: 10 } });
+  push({ type: 'message_stop', stopReason: 'end_turn' });
+  return { out, released: releasedSoFar, filter };
+}
+
+/** What the input check makes of the whole text at once: the reference for the streamed result. */
+function wholeText(guardrails: Guardrails, text: string) {
+  const { request, hits } = guardrails.checkInput({ model: 'm', maxTokens: 1, stream: true, messages: [], system: text });
+  return { redacted: request.system ?? '', hits };
+}
+
+const PII_AND_SECRETS = ['cn-id-card', 'cn-mobile', 'bank-card', 'email', 'api-secret'];
+
+function withPolicy(detectors: Detector[], policy: GuardrailPolicy): Guardrails {
+  return createGuardrails({ detectors, policies: Object.fromEntries(PII_AND_SECRETS.map((rule) => [rule, policy])) });
+}
+
+describe('guardrails: streamed output equals the whole-text result (property)', () => {
+  const defaults = createGuardrails({ detectors: defaultDetectors(['forbidden']), policies: resolvePolicies() });
+  // Without the 4096-char secret detector the window is 344 chars: more releases per text.
+  const piiOnly = createGuardrails({
+    detectors: defaultDetectors([]).filter((detector) => detector.rule !== 'api-secret'),
+    policies: resolvePolicies(),
+  });
+
+  for (const [name, guardrails, leadMax, sample] of [
+    ['default detectors (window 4095)', defaults, 9000, sensitiveSample],
+    ['PII detectors only (window 344)', piiOnly, 900, piiSample],
+  ] as const) {
+    it(`redacts: ${name}, random chunks`, () => {
+      fc.assert(
+        fc.property(sampledText(leadMax, sample), chunkSizes, ({ text, samples }, sizes) => {
+          const whole = wholeText(guardrails, text);
+          const { released, filter, out } = stream(guardrails, chunk(text, sizes), (soFar) => {
+            // Released text is final: it is always a prefix of the full redacted text.
+            expect(whole.redacted.startsWith(soFar)).to.equal(true);
+          });
+          expect(released).to.equal(whole.redacted);
+          expect(filter.hits).to.deep.equal(whole.hits);
+          for (const raw of samples) expect(released).not.to.contain(raw);
+          expect(out.slice(-3).map((event) => event.type)).to.deep.equal(['block_stop', 'usage', 'message_stop']);
+        }),
+      );
+    });
+  }
+
+  it('redacts a fixed text split in two at every boundary, and char by char', () => {
+    const card = luhnNumber('622202123456789');
+    const samples = [
+      idCard('11010519880517123'),
+      '+86 139 1234 5678',
+      `${card.slice(0, 4)}-${card.slice(4, 8)}-${card.slice(8, 12)}-${card.slice(12)}`,
+      'li.lei@example.cn',
+      `tsxt-${'aB3'.repeat(15)}x`,
+    ];
+    const text = `客户 ${samples[0]} 电话 ${samples[1]}, card ${samples[2]}; mail ${samples[3]}. key ${samples[4]}\n${PEM_KEY}\nend`;
+    const whole = wholeText(defaults, text);
+    expect(Object.keys(whole.hits)).to.have.length(5);
+    const splits = [...Array(text.length - 1).keys()].map((i) => [text.slice(0, i + 1), text.slice(i + 1)]);
+    for (const chunks of [...splits, [...text]]) {
+      const { released, filter } = stream(defaults, chunks);
+      expect(released).to.equal(whole.redacted);
+      expect(filter.hits).to.deep.equal(whole.hits);
+      for (const sample of [...samples, PEM_KEY]) expect(released).not.to.contain(sample);
+    }
+  });
+
+  it('blocks: no sample text is ever released, usage still passes, and the message ends in a refusal', () => {
+    const blocking = withPolicy(defaultDetectors([]), 'block');
+    fc.assert(
+      fc.property(sampledText(6000, sensitiveSample), chunkSizes, ({ text }, sizes) => {
+        const firstMatch = Math.min(...defaultDetectors([]).flatMap((detector) => detector.find(text).map((match) => match.start)));
+        const { out, released, filter } = stream(blocking, chunk(text, sizes));
+        // Whatever went out lies before the first sensitive value.
+        expect(text.slice(0, firstMatch).startsWith(released)).to.equal(true);
+        expect(filter.blocked).to.be.oneOf(PII_AND_SECRETS);
+        expect(out.filter((event) => event.type === 'usage')).to.have.length(1);
+        expect(out.at(-1)).to.deep.equal({ type: 'message_stop', stopReason: 'refusal' });
+        expect(out.filter((event) => event.type === 'block_stop')).to.have.length(1);
+      }),
+    );
+  });
+
+  it('matches the whole-text scan even with digits and punctuation right next to the samples', () => {
+    const noisy = fc
+      .tuple(fc.array(fc.tuple(chars('0123456789 -+@._abcxyz你', 0, 12), piiSample), { minLength: 1, maxLength: 5 }), fc.nat(700))
+      .map(([parts, lead]) => 'x1 '.repeat(lead) + parts.map(([before, sample]) => before + sample).join(''));
+    fc.assert(
+      fc.property(noisy, chunkSizes, (text, sizes) => {
+        const whole = wholeText(piiOnly, text);
+        const { released, filter } = stream(piiOnly, chunk(text, sizes));
+        expect(released).to.equal(whole.redacted);
+        expect(filter.hits).to.deep.equal(whole.hits);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -235,9 +235,17 @@ export class ApiKeyService {
       const key = await this.lockKey(em, actor, id);
       const to = next(key);
       if (to === key.status) return key; // idempotent: no write, no audit event
-      this.audit.record(em, actor, action, key.id, { status: { from: key.status, to } });
+      // The audit trail shows the states the console showed (an expired key
+      // reads `expired`, not its stored `active`), so derive both sides.
+      const before = this.view(key, ctx);
       key.status = to;
       if (to === 'cancelled') key.cancelledAt = new Date();
+      const after = this.view(key, ctx);
+      const changes: AuditChanges = { status: { from: before.status, to: after.status } };
+      if (before.suspendedReason !== after.suspendedReason) {
+        changes.suspended_reason = { from: before.suspendedReason, to: after.suspendedReason };
+      }
+      this.audit.record(em, actor, action, key.id, changes);
       return key;
     });
     return this.view(key, ctx);

@@ -91,6 +91,6 @@ export function parseUpdateInput(body: unknown, ctx: ValidationContext): Partial
   if (record.dimension !== undefined) out.dimension = dimension(record.dimension);
   if (record.model_scope !== undefined) out.modelScope = modelScope(record.model_scope, ctx);
   if ('expires_at' in record) out.expiresAt = expiresAt(record.expires_at, ctx);
-  if (Object.keys(out).length === 0) throw invalid('body', `nothing to update; send at least one of ${FIELDS.join(', ')}`);
+  if (Object.keys(out).length === 0) throw invalid('body', `the request body has nothing to update; send at least one of ${FIELDS.join(', ')}`);
   return out;
 }

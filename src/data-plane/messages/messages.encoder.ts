@@ -7,6 +7,16 @@ import type { BlockStart, CanonicalEvent, CanonicalResponse, StopReason } from '
 type Message = components['schemas']['Message'];
 type ContentBlock = components['schemas']['ContentBlock'];
 
+/**
+ * Messages-form usage: the shared fields plus `cache_read_input_tokens` (the
+ * contract's Anthropic name for `cached_input_tokens`). The Anthropic client
+ * keeps that one from `message_delta`, unlike the gateway's own fields, which
+ * it keeps only from `message_start`; an upstream that reports its cache hits
+ * only at the end (OpenAI protocol) can then still reach the client's final
+ * message.
+ */
+export const messagesUsage = (usage: ResponseUsage) => ({ ...usage, cache_read_input_tokens: usage.cached_input_tokens });
+
 export function encodeMessage(response: CanonicalResponse, usage: ResponseUsage): Message {
   const content: ContentBlock[] = [];
   for (const c of response.content) {
@@ -22,7 +32,7 @@ export function encodeMessage(response: CanonicalResponse, usage: ResponseUsage)
     content,
     stop_reason: response.stopReason,
     stop_sequence: response.stopSequence,
-    usage,
+    usage: messagesUsage(usage),
   } as Message;
 }
 
@@ -50,7 +60,7 @@ export class MessagesStreamEncoder {
     return (
       sse('message_start', {
         type: 'message_start',
-        message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage },
+        message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: messagesUsage(usage) },
       }) + sse('ping', { type: 'ping' })
     );
   }
@@ -97,7 +107,7 @@ export class MessagesStreamEncoder {
   /** `message_delta` carries cumulative usage (overwrite semantics), then `message_stop`. */
   finish(stopReason: StopReason, stopSequence: string | null, usage: ResponseUsage): string {
     return (
-      sse('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage }) +
+      sse('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage: messagesUsage(usage) }) +
       sse('message_stop', { type: 'message_stop' })
     );
   }

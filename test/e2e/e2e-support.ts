@@ -1,0 +1,183 @@
+// Shared pieces of the end-to-end tests: a catalog whose providers point at
+// the fake upstreams (and the built-in mock), usage queries over REST, and a
+// small poller. Not a test file itself (mocha only runs *.test.ts).
+import { expect } from 'chai';
+import { setTimeout as delay } from 'node:timers/promises';
+import { api, type TestApp } from '../support/app';
+import type { FakeUpstream } from '../support/fake-upstreams';
+
+/** Names of the environment variables holding the provider keys, and their values. */
+export const PROVIDER_ENV = {
+  E2E_ANTHROPIC_KEY: 'sk-ant-e2e-provider-key',
+  E2E_OPENAI_KEY: 'sk-openai-e2e-provider-key',
+};
+
+export const PRICES = {
+  'no_thinking.input_cache_hit': '0.5',
+  'no_thinking.input_cache_miss': '2',
+  'no_thinking.output': '8',
+  'thinking.input_cache_hit': '1',
+  'thinking.input_cache_miss': '4',
+  'thinking.output': '16',
+};
+
+/** Unify factors of the OpenAI-upstream deployment, so the e2e path also exercises rounding. */
+export const OPENAI_UNIFY = { input: 1.5, output: 2 };
+
+const allTiers = (deployment: Record<string, unknown>, thinking: Record<string, unknown> = deployment) => ({
+  light: [deployment],
+  standard: [deployment],
+  heavy: [deployment],
+  thinking: [thinking],
+});
+
+/**
+ * A DESIGN §7 catalog: `m-anthropic` (every tier → the fake Anthropic),
+ * `m-openai` (every tier → the fake OpenAI server), `m-mock` and `m-extra`
+ * (the built-in mock provider, latency 0; the thinking tier asks it to think).
+ */
+export function e2eCatalog(upstreams: { anthropic?: FakeUpstream; openai?: FakeUpstream } = {}): unknown {
+  return {
+    currency: 'CNY',
+    prices: PRICES,
+    providers: {
+      'fake-claude': {
+        type: 'anthropic',
+        base_url: upstreams.anthropic?.baseUrl ?? 'http://127.0.0.1:9',
+        api_key_env: 'E2E_ANTHROPIC_KEY',
+        connect_timeout_ms: 5_000,
+        idle_timeout_ms: 5_000,
+      },
+      'fake-gpt': {
+        type: 'openai',
+        base_url: upstreams.openai?.baseUrl ?? 'http://127.0.0.1:9/v1',
+        api_key_env: 'E2E_OPENAI_KEY',
+        connect_timeout_ms: 5_000,
+        idle_timeout_ms: 5_000,
+      },
+      sim: { type: 'mock', mock: { latency_ms: 0, chunk_delay_ms: 0 } },
+    },
+    models: [
+      {
+        name: 'm-anthropic',
+        display_name: 'Anthropic via fake',
+        routes: allTiers({ provider: 'fake-claude', model: 'claude-fake' }),
+      },
+      {
+        name: 'm-openai',
+        display_name: 'OpenAI via fake',
+        default_max_tokens: 777,
+        routes: allTiers({ provider: 'fake-gpt', model: 'gpt-fake', unify: OPENAI_UNIFY }),
+      },
+      {
+        name: 'm-mock',
+        display_name: 'Built-in mock',
+        routes: allTiers({ provider: 'sim', model: 'sim-e2e' }, { provider: 'sim', model: 'sim-e2e-think', thinking: true }),
+      },
+      {
+        name: 'm-extra',
+        display_name: 'Another mock',
+        routes: allTiers({ provider: 'sim', model: 'sim-extra' }),
+      },
+    ],
+  };
+}
+
+export const MODEL_NAMES = ['m-anthropic', 'm-openai', 'm-mock', 'm-extra'];
+
+/** A date range around today that covers the account zone's today whatever the zone. */
+export function usageRange(): { start: string; end: string } {
+  const day = 86_400_000;
+  const iso = (t: number) => new Date(t).toISOString().slice(0, 10);
+  return { start: iso(Date.now() - 2 * day), end: iso(Date.now() + 2 * day) };
+}
+
+export interface UsageItem {
+  request_id: string;
+  api_key_id: string;
+  model: string;
+  routed_model: string | null;
+  provider: string | null;
+  form: string;
+  stream: boolean;
+  thinking: boolean;
+  status: string;
+  route_tier: string | null;
+  tiers: Record<string, number>;
+  total_tokens: number;
+  amount: string;
+  created_at: string;
+}
+
+export interface UsageList {
+  total: number;
+  page: number;
+  page_size: number;
+  items: UsageItem[];
+  total_tokens: number;
+  total_amount: string;
+}
+
+export interface KeyUsage {
+  api_key_id: string;
+  calls: number;
+  currency: string;
+  tiers: { tier: string; tokens: number; unit_price: string; amount: string }[];
+  total_tokens: number;
+  total_amount: string;
+}
+
+/** Every usage record of one key (newest first). */
+export async function usageDetail(t: TestApp, token: string, apiKeyId: string): Promise<UsageList> {
+  const { start, end } = usageRange();
+  const response = await api<UsageList>(t, 'GET', `/api/v1/usage?start=${start}&end=${end}&api_key_id=${apiKeyId}&page_size=500`, token);
+  expect(response.status, JSON.stringify(response.body)).to.equal(200);
+  return response.body;
+}
+
+export async function keyUsage(t: TestApp, token: string, apiKeyId: string): Promise<KeyUsage> {
+  const { start, end } = usageRange();
+  const response = await api<KeyUsage>(t, 'GET', `/api/v1/keys/${apiKeyId}/usage?start=${start}&end=${end}`, token);
+  expect(response.status, JSON.stringify(response.body)).to.equal(200);
+  return response.body;
+}
+
+/** Decimal string → integer micro-units (amounts have at most 6 decimals). */
+export function micros(amount: string): bigint {
+  const match = /^(-?)(\d+)(?:\.(\d{1,6}))?$/.exec(amount);
+  if (!match) throw new Error(`not a money amount: ${amount}`);
+  const value = BigInt(match[2]!) * 1_000_000n + BigInt((match[3] ?? '').padEnd(6, '0'));
+  return match[1] ? -value : value;
+}
+
+/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 5_000, everyMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await delay(everyMs);
+  }
+}
+
+/** Usage fields the gateway adds to both forms (DESIGN §9). */
+export interface GatewayUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  price_tier: string;
+  thinking: boolean;
+}
+
+/** The gateway's extra usage fields, read off an SDK usage object typed without them. */
+export function gatewayUsage(usage: unknown): GatewayUsage {
+  const u = usage as Record<string, unknown>;
+  return {
+    input_tokens: u.input_tokens as number,
+    output_tokens: u.output_tokens as number,
+    cached_input_tokens: u.cached_input_tokens as number,
+    price_tier: u.price_tier as string,
+    thinking: u.thinking as boolean,
+  };
+}

@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/.*.ts', 'node_modules/', 'src/generated/', 'src/console/', 'web/', 'dist/', '.data/', 'test-artifacts/', 'src/compat/*.mjs', 'eslint.config.js'] },
+  { ignores: ['**/.*.ts', 'node_modules/', 'src/generated/', 'web/dist/', 'web/src/gql/', 'web/vite.config.ts', 'web/.dist-*/', 'dist/', '.data/', 'test-artifacts/', 'src/compat/*.mjs', 'eslint.config.js'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: {

@@ -1,0 +1,131 @@
+// The fields a key is made of, shared by the create and edit dialogs.
+import { useId } from 'react';
+import { DIMENSIONS, dimensionKey, localToday } from '../lib/format';
+import { useI18n } from '../lib/i18n';
+
+/** Unticking 永不过期 proposes this many days from today. */
+const SUGGESTED_DAYS = 90;
+
+export interface KeyFormValues {
+  name: string;
+  dimension: string;
+  modelScope: string[];
+  /** YYYY-MM-DD, or null for never. */
+  expiresAt: string | null;
+}
+
+export interface ModelOption {
+  name: string;
+  displayName: string;
+}
+
+interface KeyFormFieldsProps {
+  values: KeyFormValues;
+  onChange(values: KeyFormValues): void;
+  models: readonly ModelOption[];
+  /** Earliest selectable expiry (create only: an edit may keep a past date). */
+  minDate?: string;
+  /** Shown under the model list when no model is chosen on submit. */
+  scopeError: boolean;
+  /** The server named this field as wrong. */
+  invalidField?: string | undefined;
+}
+
+export function KeyFormFields({ values, onChange, models, minDate, scopeError, invalidField }: KeyFormFieldsProps) {
+  const { t } = useI18n();
+  const id = useId();
+  const set = (patch: Partial<KeyFormValues>) => onChange({ ...values, ...patch });
+  const toggleModel = (name: string, on: boolean) =>
+    set({ modelScope: on ? [...values.modelScope, name].filter((m, i, all) => all.indexOf(m) === i) : values.modelScope.filter((m) => m !== name) });
+
+  return (
+    <div className="form-grid">
+      <div className="field">
+        <label htmlFor={`${id}-name`}>{t('form.name')}</label>
+        <input
+          id={`${id}-name`}
+          name="name"
+          required
+          maxLength={64}
+          autoComplete="off"
+          autoFocus
+          value={values.name}
+          aria-invalid={invalidField === 'name' || undefined}
+          aria-describedby={`${id}-name-hint`}
+          onChange={(event) => set({ name: event.target.value })}
+        />
+        <small id={`${id}-name-hint`} className="hint">
+          {t('form.nameHint')}
+        </small>
+      </div>
+
+      <div className="field">
+        <label htmlFor={`${id}-dimension`}>{t('form.dimension')}</label>
+        <select
+          id={`${id}-dimension`}
+          name="dimension"
+          value={values.dimension}
+          aria-invalid={invalidField === 'dimension' || undefined}
+          onChange={(event) => set({ dimension: event.target.value })}
+        >
+          {DIMENSIONS.map((dimension) => {
+            const key = dimensionKey(dimension);
+            return (
+              <option key={dimension} value={dimension}>
+                {key ? t(key) : dimension}
+              </option>
+            );
+          })}
+        </select>
+      </div>
+
+      <fieldset className="field" aria-describedby={`${id}-scope-hint`} aria-invalid={scopeError || invalidField === 'model_scope' || undefined}>
+        <legend>{t('form.modelScope')}</legend>
+        <div className="checkbox-list">
+          {models.map((model) => (
+            <label key={model.name} className="checkbox">
+              <input
+                type="checkbox"
+                name="modelScope"
+                value={model.name}
+                checked={values.modelScope.includes(model.name)}
+                onChange={(event) => toggleModel(model.name, event.target.checked)}
+              />
+              <span className="mono">{model.name}</span>
+              {model.displayName && model.displayName !== model.name ? <span className="muted"> · {model.displayName}</span> : null}
+            </label>
+          ))}
+        </div>
+        <small id={`${id}-scope-hint`} className={scopeError ? 'hint hint-error' : 'hint'}>
+          {scopeError ? t('form.modelScopeRequired') : t('form.modelScopeHint')}
+        </small>
+      </fieldset>
+
+      <fieldset className="field">
+        <legend>{t('form.expiresAt')}</legend>
+        <div className="inline-fields">
+          <input
+            type="date"
+            name="expiresAt"
+            aria-label={t('form.expiresAt')}
+            required={values.expiresAt !== null}
+            disabled={values.expiresAt === null}
+            min={minDate}
+            value={values.expiresAt ?? ''}
+            aria-invalid={invalidField === 'expires_at' || undefined}
+            onChange={(event) => set({ expiresAt: event.target.value })}
+          />
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              name="never"
+              checked={values.expiresAt === null}
+              onChange={(event) => set({ expiresAt: event.target.checked ? null : localToday(new Date(Date.now() + SUGGESTED_DAYS * 86_400_000)) })}
+            />
+            {t('form.never')}
+          </label>
+        </div>
+      </fieldset>
+    </div>
+  );
+}

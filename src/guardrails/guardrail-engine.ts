@@ -28,7 +28,10 @@ export interface Guardrails {
   readonly outputWindow: number;
 }
 
-/** Chars the output filter must hold back so that any match is whole inside what it holds. */
+/**
+ * Chars the output filter holds back so that any bounded match (and any
+ * opening marker of an open-ended one) is whole inside what it holds.
+ */
 export function outputWindowSize(detectors: readonly Detector[]): number {
   return Math.max(0, ...detectors.map((detector) => detector.maxMatchLength - 1));
 }

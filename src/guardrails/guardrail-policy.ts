@@ -26,15 +26,26 @@ export const BUILT_IN_RULES: Readonly<Record<string, DetectorCategory>> = {
   'block-list': 'blocklist',
 };
 
-const POLICIES: ReadonlySet<string> = new Set<GuardrailPolicy>(['block', 'redact', 'flag', 'off']);
+export const GUARDRAIL_POLICIES = ['block', 'redact', 'flag', 'off'] as const satisfies readonly GuardrailPolicy[];
+const POLICIES: ReadonlySet<string> = new Set<string>(GUARDRAIL_POLICIES);
+
+export function isGuardrailPolicy(value: unknown): value is GuardrailPolicy {
+  return typeof value === 'string' && POLICIES.has(value);
+}
 
 export type GuardrailPolicies = Readonly<Record<string, GuardrailPolicy>>;
 
+/** Keys an override layer may use: a rule name, or a category name standing for each of its rules. */
+export function isPolicyKey(key: string): boolean {
+  return key in BUILT_IN_RULES || key in DEFAULT_POLICY_BY_CATEGORY;
+}
+
 /**
  * Every built-in rule's effective policy: its category default, overridden
- * (catalog, then account) where given. An unknown rule name is rejected
- * rather than ignored: a typo in an override would otherwise silently leave
- * the default in force.
+ * (catalog, then account) where given. A layer may name a category (`pii`)
+ * for all its rules; a rule named in the same layer wins over its category.
+ * An unknown name is rejected rather than ignored: a typo in an override
+ * would otherwise silently leave the default in force.
  */
 export function resolvePolicies(
   ...overrides: ReadonlyArray<Readonly<Partial<Record<string, GuardrailPolicy>>>>
@@ -42,16 +53,16 @@ export function resolvePolicies(
   const resolved: Record<string, GuardrailPolicy> = {};
   for (const [rule, category] of Object.entries(BUILT_IN_RULES)) resolved[rule] = DEFAULT_POLICY_BY_CATEGORY[category];
   for (const layer of overrides) {
-    for (const [rule, policy] of Object.entries(layer)) {
-      if (policy === undefined) continue;
-      if (!(rule in BUILT_IN_RULES)) {
-        throw invalid(`guardrails.policies.${rule}`, `Unknown guardrail rule "${rule}"`, 'unknown_guardrail_rule');
-      }
-      if (!POLICIES.has(policy)) {
-        throw invalid(`guardrails.policies.${rule}`, `Guardrail policy must be block, redact, flag or off`);
-      }
-      resolved[rule] = policy;
+    const entries = Object.entries(layer).filter((entry): entry is [string, GuardrailPolicy] => entry[1] !== undefined);
+    for (const [key, policy] of entries) {
+      if (!isPolicyKey(key)) throw invalid(`guardrails.policies.${key}`, `Unknown guardrail rule "${key}"`, 'unknown_guardrail_rule');
+      if (!POLICIES.has(policy)) throw invalid(`guardrails.policies.${key}`, `Guardrail policy must be block, redact, flag or off`);
     }
+    for (const [key, policy] of entries) {
+      if (key in BUILT_IN_RULES) continue;
+      for (const [rule, category] of Object.entries(BUILT_IN_RULES)) if (category === key) resolved[rule] = policy;
+    }
+    for (const [key, policy] of entries) if (key in BUILT_IN_RULES) resolved[key] = policy;
   }
   return resolved;
 }

@@ -18,6 +18,8 @@ export { promptInjectionDetector } from './detectors/prompt-injection.detector';
 export {
   BUILT_IN_RULES,
   DEFAULT_POLICY_BY_CATEGORY,
+  GUARDRAIL_POLICIES,
+  isGuardrailPolicy,
   resolvePolicies,
   type ActivePolicy,
   type GuardrailPolicies,
@@ -30,6 +32,7 @@ export {
   type GuardrailsOptions,
   type InputCheck,
 } from './guardrail-engine';
+export { GuardrailEngineCache, type PolicyLoader } from './guardrail-cache';
 export type { OutputFilter } from './output-filter';
 export { redactionMarker } from './text-scanner';
 

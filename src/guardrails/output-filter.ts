@@ -1,11 +1,26 @@
 // The streamed side of the guardrails. Upstream text arrives in arbitrary
 // pieces; a match may be split across any number of them. Each content block
-// keeps back its trailing `window` chars (longest match - 1) and releases the
-// rest, so a split match is always whole inside what is held. Each push only
-// rescans, per detector, the tail where that detector's matches can still
-// change, never the whole accumulated text.
+// keeps back its trailing `window` chars (longest bounded match - 1) and
+// releases the rest, so a split match is always whole inside what is held.
+// Each push only rescans, per detector, the tail where that detector's
+// matches can still change, never the whole accumulated text.
+//
+// An open-ended match (a PEM private key) is the exception: once its opening
+// marker is seen, everything from the marker on is held until the closing
+// marker arrives (then it is one match, however long) or the block ends
+// (then the whole held tail is the match: fail closed).
 import type { CanonicalEvent } from '../data-plane/canonical';
+import type { Detector } from './detector.types';
+import type { ActivePolicy } from './guardrail-policy';
 import { applyRedactions, type ActiveDetector, type RuleMatch } from './text-scanner';
+
+/**
+ * An open match is checked for its closing marker on every push, a scan of
+ * the whole held tail. Past this many chars the filter stops looking and
+ * holds the rest of the block as part of the match: no private key is this
+ * long, and the checks stay linear in what is held.
+ */
+export const OPEN_MATCH_CHECK_LIMIT = 16_384;
 
 export interface OutputFilter {
   /** Feed one upstream event; returns the events to send on, in order. */
@@ -27,6 +42,13 @@ interface TrackedMatch extends RuleMatch {
   settled: boolean;
 }
 
+/** An open-ended match whose closing marker has not arrived: text from `start` on is held. */
+interface OpenMatch {
+  detector: Detector;
+  policy: ActivePolicy;
+  start: number;
+}
+
 interface BlockText {
   index: number;
   type: TextEventType;
@@ -39,6 +61,7 @@ interface BlockText {
   released: number;
   ended: boolean;
   matches: TrackedMatch[];
+  open: OpenMatch | null;
 }
 
 /**
@@ -110,13 +133,14 @@ class StreamOutputFilter implements OutputFilter {
     if (text.length === 0) return;
     let block = this.blocks.get(index);
     if (block === undefined) {
-      block = { index, type, text: '', base: 0, length: 0, releasable: 0, released: 0, ended: false, matches: [] };
+      block = { index, type, text: '', base: 0, length: 0, releasable: 0, released: 0, ended: false, matches: [], open: null };
       this.blocks.set(index, block);
     }
     const previousLength = block.length;
     block.text += text;
     block.length += text.length;
     this.rescan(block, previousLength);
+    this.trackOpenMatch(block, previousLength);
     this.settle(block);
     this.updateReleasable(block);
     const last = this.pending.at(-1);
@@ -130,19 +154,22 @@ class StreamOutputFilter implements OutputFilter {
    * again. Earlier ones are settled and kept. The scan starts one more
    * maxMatchLength (+1 for lookbehind) earlier, so that a spurious match at
    * the very start of the slice, where the lookbehind cannot see, ends before
-   * the region that counts and cannot hide a real one.
+   * the region that counts and cannot hide a real one. A match found inside
+   * a kept match of the same rule is that match seen from its middle (a
+   * token-like run in the body of a long private key) and is dropped.
    */
   private rescan(block: BlockText, previousLength: number): void {
     for (const { detector, policy } of this.detectors) {
       const maxLength = detector.maxMatchLength;
-      const acceptFrom = Math.max(block.released, previousLength - maxLength);
-      const scanFrom = Math.max(block.base, acceptFrom - maxLength - 1);
+      const { acceptFrom, scanFrom } = rescanBounds(block, previousLength, maxLength);
       const found = detector.find(block.text.slice(scanFrom - block.base));
       if (block.matches.length > 0) {
         block.matches = block.matches.filter((match) => match.rule !== detector.rule || match.start < acceptFrom);
       }
+      const kept = block.matches.filter((match) => match.rule === detector.rule && match.end > acceptFrom);
       for (const { start, end } of found) {
         if (scanFrom + start < acceptFrom) continue;
+        if (kept.some((match) => scanFrom + start > match.start && scanFrom + start < match.end)) continue;
         block.matches.push({
           rule: detector.rule,
           policy,
@@ -155,18 +182,70 @@ class StreamOutputFilter implements OutputFilter {
     }
   }
 
+  /**
+   * Opens an open-ended match when a detector reports an opening marker
+   * without its closing one in the rescanned tail; closes it (as one whole
+   * match) once the closing marker is there.
+   */
+  private trackOpenMatch(block: BlockText, previousLength: number): void {
+    const open = block.open;
+    if (open === null) {
+      block.open = this.findOpenMatch(block, previousLength);
+      if (block.open?.policy === 'block') this.count(block.open.detector.rule, 'block');
+      return;
+    }
+    if (block.length - open.start > OPEN_MATCH_CHECK_LIMIT) return;
+    const held = block.text.slice(open.start - block.base);
+    const stillOpen = open.detector.openMatchStart?.(held) ?? null;
+    if (stillOpen === 0) return;
+    const whole = open.detector.find(held)[0];
+    // A detector that says the match is closed but cannot find it: keep holding (fail closed).
+    if (whole === undefined || whole.start !== 0) return;
+    const rule = open.detector.rule;
+    const end = open.start + whole.end;
+    block.matches = block.matches.filter((match) => match.rule !== rule || match.start < open.start || match.start >= end);
+    block.matches.push({ rule, policy: open.policy, start: open.start, end, maxLength: open.detector.maxMatchLength, settled: false });
+    // Another opening marker after this one's end, still unclosed.
+    block.open = stillOpen === null ? null : { ...open, start: open.start + stillOpen };
+  }
+
+  /** The earliest unclosed opening marker in the tail this push rescanned, if any. */
+  private findOpenMatch(block: BlockText, previousLength: number): OpenMatch | null {
+    let earliest: OpenMatch | null = null;
+    for (const { detector, policy } of this.detectors) {
+      if (detector.openMatchStart === undefined) continue;
+      const { scanFrom } = rescanBounds(block, previousLength, detector.maxMatchLength);
+      const start = detector.openMatchStart(block.text.slice(scanFrom - block.base));
+      if (start === null) continue;
+      // The window holds any opening marker whole, so it cannot start in released text; clamp all the same.
+      const absolute = Math.max(block.released, scanFrom + start);
+      if (earliest === null || absolute < earliest.start) earliest = { detector, policy, start: absolute };
+    }
+    return earliest;
+  }
+
+  /** Whether a match is swallowed by the block's open match (and so neither counted nor redacted on its own). */
+  private insideOpen(block: BlockText, match: TrackedMatch): boolean {
+    return block.open !== null && match.rule === block.open.detector.rule && match.start >= block.open.start;
+  }
+
+  private count(rule: string, policy: ActivePolicy): void {
+    this.hitCounts[rule] = (this.hitCounts[rule] ?? 0) + 1;
+    if (policy === 'block' && this.blockedBy === null) this.blockedBy = rule;
+  }
+
   private settle(block: BlockText): void {
     for (const match of block.matches) {
-      if (match.settled || (!block.ended && match.start >= block.length - match.maxLength)) continue;
+      if (match.settled || this.insideOpen(block, match) || (!block.ended && match.start >= block.length - match.maxLength)) continue;
       match.settled = true;
-      this.hitCounts[match.rule] = (this.hitCounts[match.rule] ?? 0) + 1;
-      if (match.policy === 'block' && this.blockedBy === null) this.blockedBy = match.rule;
+      this.count(match.rule, match.policy);
     }
   }
 
   /** Releasable up to the window, but never into a match that is unsettled or would be cut in two. */
   private updateReleasable(block: BlockText): void {
     let cut = Math.max(block.released, block.length - this.window);
+    if (block.open !== null) cut = Math.min(cut, Math.max(block.released, block.open.start));
     for (let moved = true; moved; ) {
       moved = false;
       for (const match of block.matches) {
@@ -181,6 +260,17 @@ class StreamOutputFilter implements OutputFilter {
 
   private finish(block: BlockText): void {
     block.ended = true;
+    const open = block.open;
+    if (open !== null) {
+      // The block ended inside the open match: all of the held tail is the match.
+      block.open = null;
+      const rule = open.detector.rule;
+      block.matches = block.matches.filter((match) => match.rule !== rule || match.start < open.start);
+      // A blocking open match was counted, and ended the message, when it opened.
+      if (open.policy !== 'block') {
+        block.matches.push({ rule, policy: open.policy, start: open.start, end: block.length, maxLength: open.detector.maxMatchLength, settled: false });
+      }
+    }
     this.settle(block);
     block.releasable = block.length;
   }
@@ -249,6 +339,12 @@ class StreamOutputFilter implements OutputFilter {
     this.blocks.clear();
     return out;
   }
+}
+
+/** Where a detector's matches may have changed since `previousLength` chars, and where to scan from to see them. */
+function rescanBounds(block: BlockText, previousLength: number, maxLength: number): { acceptFrom: number; scanFrom: number } {
+  const acceptFrom = Math.max(block.released, previousLength - maxLength);
+  return { acceptFrom, scanFrom: Math.max(block.base, acceptFrom - maxLength - 1) };
 }
 
 function afterBlock(event: CanonicalEvent): CanonicalEvent[] {

@@ -19,11 +19,20 @@ export function redactionMarker(rule: string): string {
   return `[REDACTED:${rule}]`;
 }
 
-/** Every match of every detector in `text`, in detector order. */
+/**
+ * Every match of every detector in `text`, in detector order. An open-ended
+ * match left unterminated runs to the end of the text and takes in the
+ * detector's own later matches, as the output filter does with a block that
+ * ends inside one.
+ */
 export function scanText(text: string, detectors: readonly ActiveDetector[]): RuleMatch[] {
   const matches: RuleMatch[] = [];
   for (const { detector, policy } of detectors) {
-    for (const { start, end } of detector.find(text)) matches.push({ rule: detector.rule, policy, start, end });
+    const open = detector.openMatchStart?.(text) ?? null;
+    for (const { start, end } of detector.find(text)) {
+      if (open === null || start < open) matches.push({ rule: detector.rule, policy, start, end });
+    }
+    if (open !== null) matches.push({ rule: detector.rule, policy, start: open, end: text.length });
   }
   return matches;
 }

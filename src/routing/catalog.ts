@@ -3,12 +3,15 @@
 // checked, unknown keys are refused, and all problems are reported at once,
 // each naming its path, before the gateway starts.
 import { readFile } from 'node:fs/promises';
+import { BUILT_IN_RULES, DEFAULT_POLICY_BY_CATEGORY, isPolicyKey } from '../guardrails/guardrail-policy';
 import { parseDecimal } from '../metering/decimal';
 import { builtinCatalogJson } from './builtin-catalog';
+import { DEFAULT_BREAKER } from './circuit-breaker';
 import {
   PRICE_TIERS,
   TIERS,
   type AssessmentThresholds,
+  type BreakerOptions,
   type Catalog,
   type Decimal,
   type Deployment,
@@ -192,6 +195,16 @@ function parseMock(r: Reader, value: unknown, path: string): MockBehaviour {
   };
 }
 
+/** `breaker: {threshold, cooldown_ms}`, each optional over `base`. */
+function parseBreaker(r: Reader, value: unknown, path: string, base: Readonly<BreakerOptions>): BreakerOptions {
+  const json = r.object(value, path, ['threshold', 'cooldown_ms']);
+  if (json === undefined) return { ...base };
+  return {
+    threshold: r.integer(json, 'threshold', path, 1, 1000) ?? base.threshold,
+    cooldownMs: r.integer(json, 'cooldown_ms', path, 1, 86_400_000) ?? base.cooldownMs,
+  };
+}
+
 function parseBaseUrl(r: Reader, json: Json, path: string, type: ProviderType): string | undefined {
   const raw = r.string(json, 'base_url', path);
   if (raw === undefined) {
@@ -216,9 +229,16 @@ function parseBaseUrl(r: Reader, json: Json, path: string, type: ProviderType): 
   return base;
 }
 
-function parseProvider(r: Reader, name: string, value: unknown, env: Env, warnings: string[]): ProviderConfig | undefined {
+function parseProvider(
+  r: Reader,
+  name: string,
+  value: unknown,
+  env: Env,
+  warnings: string[],
+  breaker: Readonly<BreakerOptions>,
+): ProviderConfig | undefined {
   const path = at('providers', name);
-  const json = r.object(value, path, ['type', 'base_url', 'api_key_env', 'timeout_ms', 'connect_timeout_ms', 'idle_timeout_ms', 'mock']);
+  const json = r.object(value, path, ['type', 'base_url', 'api_key_env', 'timeout_ms', 'connect_timeout_ms', 'idle_timeout_ms', 'mock', 'breaker']);
   if (json === undefined) return undefined;
   if (!PROVIDER_NAME.test(name)) r.fail(path, 'provider names may only contain letters, digits, ".", "_" and "-"');
   const typeText = r.required(r.string(json, 'type', path), json, 'type', path);
@@ -241,6 +261,7 @@ function parseProvider(r: Reader, name: string, value: unknown, env: Env, warnin
   if (json.mock !== undefined && type !== undefined && type !== 'mock') r.fail(at(path, 'mock'), 'is only valid for providers of type "mock"');
   const mock = json.mock === undefined ? { ...DEFAULT_MOCK } : parseMock(r, json.mock, at(path, 'mock'));
   const idleTimeoutMs = r.integer(json, 'idle_timeout_ms', path, 1, 3_600_000);
+  const ownBreaker = json.breaker === undefined ? undefined : parseBreaker(r, json.breaker, at(path, 'breaker'), breaker);
   if (type === undefined) return undefined;
   return {
     name,
@@ -251,6 +272,7 @@ function parseProvider(r: Reader, name: string, value: unknown, env: Env, warnin
     connectTimeoutMs: connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     idleTimeoutMs: idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     mock,
+    ...(ownBreaker === undefined ? {} : { breaker: ownBreaker }),
   };
 }
 
@@ -260,7 +282,7 @@ interface ProviderTable {
   byName: Map<string, ProviderConfig>;
 }
 
-function parseProviders(r: Reader, value: unknown, env: Env, warnings: string[]): ProviderTable {
+function parseProviders(r: Reader, value: unknown, env: Env, warnings: string[], breaker: Readonly<BreakerOptions>): ProviderTable {
   const table: ProviderTable = { names: [], byName: new Map() };
   if (value === undefined) {
     r.fail('providers', 'is required');
@@ -271,7 +293,7 @@ function parseProviders(r: Reader, value: unknown, env: Env, warnings: string[])
   for (const [name, entry] of Object.entries(json)) {
     if (name.startsWith('x-') || name.startsWith('_comment')) continue;
     table.names.push(name);
-    const provider = parseProvider(r, name, entry, env, warnings);
+    const provider = parseProvider(r, name, entry, env, warnings, breaker);
     if (provider !== undefined) table.byName.set(name, provider);
   }
   return table;
@@ -398,7 +420,10 @@ function parseGuardrails(r: Reader, value: unknown): Catalog['guardrails'] {
   if (json === undefined) return guardrails;
   const policies = json.policies === undefined ? undefined : r.object(json.policies, 'guardrails.policies');
   for (const [rule, policy] of Object.entries(policies ?? {})) {
-    if (POLICIES.includes(policy as GuardrailPolicy)) guardrails.policies[rule] = policy as GuardrailPolicy;
+    if (!isPolicyKey(rule)) {
+      const known = [...Object.keys(BUILT_IN_RULES), ...Object.keys(DEFAULT_POLICY_BY_CATEGORY)];
+      r.fail(at('guardrails.policies', rule), `unknown guardrail rule or category${suggestion(rule, known)}; known: ${known.join(', ')}`);
+    } else if (POLICIES.includes(policy as GuardrailPolicy)) guardrails.policies[rule] = policy as GuardrailPolicy;
     else r.fail(at('guardrails.policies', rule), `must be one of ${POLICIES.join(', ')}, got ${JSON.stringify(policy)}`);
   }
   const blockList = json.block_list === undefined ? [] : (r.array(json.block_list, 'guardrails.block_list') ?? []);
@@ -409,7 +434,7 @@ function parseGuardrails(r: Reader, value: unknown): Catalog['guardrails'] {
   return guardrails;
 }
 
-const TOP_LEVEL = ['currency', 'prices', 'providers', 'models', 'assessment', 'guardrails'];
+const TOP_LEVEL = ['currency', 'prices', 'providers', 'models', 'assessment', 'guardrails', 'breaker'];
 
 /** Validates a parsed catalog file; `source` (a path) prefixes every error line. */
 export function parseCatalog(json: unknown, env: Env, source: string): Catalog {
@@ -419,7 +444,8 @@ export function parseCatalog(json: unknown, env: Env, source: string): Catalog {
   const currency = r.string(root, 'currency', '', /^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as "CNY"');
   const prices = parsePrices(r, root.prices);
   const warnings: string[] = [];
-  const providers = parseProviders(r, root.providers, env, warnings);
+  const breaker = root.breaker === undefined ? { ...DEFAULT_BREAKER } : parseBreaker(r, root.breaker, 'breaker', DEFAULT_BREAKER);
+  const providers = parseProviders(r, root.providers, env, warnings, breaker);
   const models = parseModels(r, root.models, providers);
   const assessment = parseAssessment(r, root.assessment);
   const guardrails = parseGuardrails(r, root.guardrails);
@@ -431,6 +457,7 @@ export function parseCatalog(json: unknown, env: Env, source: string): Catalog {
     models,
     modelsByName: new Map(models.map((model) => [model.name, model])),
     assessment,
+    breaker,
     guardrails,
     warnings,
   };

@@ -37,6 +37,14 @@ export interface MockBehaviour {
   resetAfterChunks: number | null;
 }
 
+/** Circuit breaker settings (DESIGN §7: a deployment that keeps failing is cooled down). */
+export interface BreakerOptions {
+  /** Consecutive failures before first byte that open the circuit. */
+  threshold: number;
+  /** How long an open circuit refuses calls before one probe is let through. */
+  cooldownMs: number;
+}
+
 export interface ProviderConfig {
   name: string;
   type: ProviderType;
@@ -51,6 +59,8 @@ export interface ProviderConfig {
   /** Longest silence between streamed bytes, ms. */
   idleTimeoutMs: number;
   mock: MockBehaviour;
+  /** This provider's deployments' breaker settings, when they differ from the catalog's. */
+  breaker?: BreakerOptions;
 }
 
 export interface UnifyFactors {
@@ -93,6 +103,8 @@ export interface Catalog {
   models: ModelEntry[];
   modelsByName: ReadonlyMap<string, ModelEntry>;
   assessment: AssessmentThresholds;
+  /** Breaker settings of every deployment whose provider sets none. */
+  breaker: BreakerOptions;
   /** Catalog-wide guardrail policy overrides per detector rule, and the block list. */
   guardrails: { policies: Partial<Record<string, GuardrailPolicy>>; blockList: string[] };
   /** Problems that do not stop start-up (e.g. an unset `api_key_env`), for the boot log. */

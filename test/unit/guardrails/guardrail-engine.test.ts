@@ -1,8 +1,16 @@
 import { expect } from 'chai';
 import type { CanonicalRequest } from '../../../src/data-plane/canonical';
 import { AppError } from '../../../src/errors';
-import { createGuardrails, defaultDetectors, emailDetector, outputWindowSize, resolvePolicies } from '../../../src/guardrails';
-import { luhnValidIdCard } from './guardrail-samples';
+import {
+  apiSecretDetector,
+  createGuardrails,
+  defaultDetectors,
+  emailDetector,
+  outputWindowSize,
+  promptInjectionDetector,
+  resolvePolicies,
+} from '../../../src/guardrails';
+import { PEM_KEY, luhnValidIdCard, pemKey } from './guardrail-samples';
 import type { GuardrailPolicy } from '../../../src/guardrails';
 
 const guardrails = (overrides: Partial<Record<string, GuardrailPolicy>> = {}) =>
@@ -110,12 +118,33 @@ describe('guardrails: input', () => {
 });
 
 describe('guardrails: window size', () => {
-  it('is the longest match minus one: the PEM cap of the secret detector', () => {
-    expect(outputWindowSize(defaultDetectors([]))).to.equal(4095);
-    expect(guardrails().outputWindow).to.equal(4095);
+  it('is the longest bounded match minus one: an e-mail address, not a private key', () => {
+    expect(outputWindowSize(defaultDetectors([]))).to.equal(emailDetector.maxMatchLength - 1);
+    expect(guardrails().outputWindow).to.equal(344);
+  });
+
+  it('stays a few hundred chars although private keys are open-ended', () => {
+    expect(apiSecretDetector.maxMatchLength).to.be.at.most(300);
+    expect(guardrails({ email: 'off' }).outputWindow).to.equal(apiSecretDetector.maxMatchLength - 1);
   });
 
   it('shrinks when the long detectors are off', () => {
-    expect(guardrails({ 'api-secret': 'off' }).outputWindow).to.equal(emailDetector.maxMatchLength - 1);
+    expect(guardrails({ email: 'off', 'api-secret': 'off' }).outputWindow).to.equal(promptInjectionDetector.maxMatchLength - 1);
+  });
+});
+
+describe('guardrails: open-ended matches in the input', () => {
+  it('redacts a private key cut off mid-body from its BEGIN line to the end of the text', () => {
+    const cut = PEM_KEY.slice(0, PEM_KEY.indexOf('-----END'));
+    const { request: checked, hits } = guardrails().checkInput(request({ system: `key:\n${cut}` }));
+    expect(checked.system).to.equal('key:\n[REDACTED:api-secret]');
+    expect(hits).to.deep.equal({ 'api-secret': 1 });
+  });
+
+  it('redacts a whole key of any length as one match', () => {
+    const key = pemKey(6000);
+    const { request: checked, hits } = guardrails().checkInput(request({ system: `a ${key} b` }));
+    expect(checked.system).to.equal('a [REDACTED:api-secret] b');
+    expect(hits).to.deep.equal({ 'api-secret': 1 });
   });
 });

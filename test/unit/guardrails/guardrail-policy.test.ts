@@ -27,4 +27,10 @@ describe('guardrail policies', () => {
       .to.throw(AppError)
       .with.property('field', 'guardrails.policies.e-mail');
   });
+
+  it('lets a layer name a category for all its rules, a rule in the same layer winning', () => {
+    const policies = resolvePolicies({ pii: 'block', email: 'flag' }, { secret: 'off' });
+    expect(policies).to.include({ 'cn-id-card': 'block', 'cn-mobile': 'block', 'bank-card': 'block', email: 'flag', 'api-secret': 'off' });
+    expect(resolvePolicies({ pii: 'off' }, { 'cn-mobile': 'redact' })['cn-mobile']).to.equal('redact');
+  });
 });

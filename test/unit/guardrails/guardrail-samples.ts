@@ -47,6 +47,27 @@ export const PEM_KEY = [
   '-----END RSA PRIVATE KEY-----',
 ].join('\n');
 
+/**
+ * A PEM private key whose base64 body (64-char lines) is about `bodyChars`
+ * long, deterministic for a seed; RSA-4096 keys are ~3.2k chars.
+ */
+export function pemKey(bodyChars: number, seed = 7, label = 'RSA PRIVATE KEY'): string {
+  const alphabet = `${BASE62}+/`;
+  let body = '';
+  let state = seed;
+  for (let i = 0; i < bodyChars; i++) {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    body += alphabet.charAt((state >>> 16) % alphabet.length);
+  }
+  const lines = body.match(/.{1,64}/g) ?? [];
+  return [`-----BEGIN ${label}-----`, ...lines, `-----END ${label}-----`].join('\n');
+}
+
+/** The body lines of a PEM key (everything between its BEGIN and END lines). */
+export function pemBodyLines(pem: string): string[] {
+  return pem.split('\n').filter((line) => !line.startsWith('-----'));
+}
+
 export interface DetectorTable {
   /** [text, the exact substring expected to be matched] */
   matches: ReadonlyArray<readonly [string, string]>;

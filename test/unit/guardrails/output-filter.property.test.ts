@@ -11,7 +11,7 @@ import {
   type GuardrailPolicy,
   type Guardrails,
 } from '../../../src/guardrails';
-import { PEM_KEY, idCard, luhnNumber } from './guardrail-samples';
+import { PEM_KEY, idCard, luhnNumber, pemBodyLines, pemKey } from './guardrail-samples';
 
 const digits = (count: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: count, maxLength: count });
 const chars = (alphabet: string, min: number, max: number) =>
@@ -113,14 +113,14 @@ function withPolicy(detectors: Detector[], policy: GuardrailPolicy): Guardrails 
 
 describe('guardrails: streamed output equals the whole-text result (property)', () => {
   const defaults = createGuardrails({ detectors: defaultDetectors(['forbidden']), policies: resolvePolicies() });
-  // Without the 4096-char secret detector the window is 344 chars: more releases per text.
+  // Without the secret detector: the e-mail detector alone sizes the window.
   const piiOnly = createGuardrails({
     detectors: defaultDetectors([]).filter((detector) => detector.rule !== 'api-secret'),
     policies: resolvePolicies(),
   });
 
   for (const [name, guardrails, leadMax, sample] of [
-    ['default detectors (window 4095)', defaults, 9000, sensitiveSample],
+    ['default detectors (window 344)', defaults, 3000, sensitiveSample],
     ['PII detectors only (window 344)', piiOnly, 900, piiSample],
   ] as const) {
     it(`redacts: ${name}, random chunks`, () => {
@@ -190,5 +190,83 @@ describe('guardrails: streamed output equals the whole-text result (property)', 
       }),
       { numRuns: 300 },
     );
+  });
+
+  describe('private keys of 3–4 kB, split at random', () => {
+    const BASE64 = `${BASE62}+/`;
+    const label = fc.constantFrom('RSA PRIVATE KEY', 'PRIVATE KEY', 'EC PRIVATE KEY', 'OPENSSH PRIVATE KEY', 'ENCRYPTED PRIVATE KEY');
+    const pem = fc
+      .tuple(chars(BASE64, 3000, 4000), label)
+      .map(([body, name]) => [`-----BEGIN ${name}-----`, ...(body.match(/.{1,64}/g) ?? []), `-----END ${name}-----`].join('\n'));
+
+    interface KeyText {
+      text: string;
+      keys: string[];
+      /** Where the first key begins: nothing from here on may be released in block mode. */
+      firstKey: number;
+    }
+
+    /** Prose, one or two keys, prose; the last key may be cut off mid-body with nothing after it (fail closed). */
+    const keyText = fc
+      .tuple(fc.nat(1500), filler(60), fc.array(pem, { minLength: 1, maxLength: 2 }), fc.option(fc.integer({ min: 40, max: 3000 }), { nil: null }), filler(400))
+      .map(([lead, between, keys, cut, tail]): KeyText => {
+        const head = `${'lorem ipsum 你好 '.repeat(Math.ceil(lead / 15)).slice(0, lead)} ${between}\n`;
+        const last = keys.length - 1;
+        const parts = keys.map((key, i) => (i === last && cut !== null ? key.slice(0, cut) : key));
+        const text = head + parts.join(`\n${between}\n`) + (cut === null ? `\n${tail}` : '');
+        return { text, keys, firstKey: head.length };
+      });
+
+    // Mostly small deltas, sometimes one big enough to carry a whole key.
+    const keyChunks = fc.array(fc.oneof({ arbitrary: fc.integer({ min: 1, max: 64 }), weight: 4 }, fc.integer({ min: 65, max: 4500 })), {
+      minLength: 1,
+      maxLength: 20,
+    });
+    const secretsAs = (policy: GuardrailPolicy) => withPolicy(defaultDetectors(['forbidden']), policy);
+    const leaked = (released: string, keys: readonly string[]) =>
+      keys.flatMap(pemBodyLines).filter((line) => line.length >= 16 && released.includes(line));
+
+    it('redact: no line of a key body is ever released, and the result equals the whole-text scan', () => {
+      const redacting = secretsAs('redact');
+      fc.assert(
+        fc.property(keyText, keyChunks, ({ text, keys }, sizes) => {
+          const whole = wholeText(redacting, text);
+          const { released, filter } = stream(redacting, chunk(text, sizes), (soFar) => {
+            expect(leaked(soFar, keys)).to.deep.equal([]);
+          });
+          expect(released).to.equal(whole.redacted);
+          expect(filter.hits).to.deep.equal(whole.hits);
+          expect(leaked(released, keys)).to.deep.equal([]);
+        }),
+        { numRuns: 60 },
+      );
+    });
+
+    it('block: nothing from the first key on is released, and the message ends in a refusal', () => {
+      const blocking = secretsAs('block');
+      fc.assert(
+        fc.property(keyText, keyChunks, ({ text, firstKey }, sizes) => {
+          const { out, released, filter } = stream(blocking, chunk(text, sizes));
+          expect(text.slice(0, firstKey).startsWith(released)).to.equal(true);
+          expect(filter.blocked).to.equal('api-secret');
+          expect(out.at(-1)).to.deep.equal({ type: 'message_stop', stopReason: 'refusal' });
+        }),
+        { numRuns: 60 },
+      );
+    });
+
+    it('redacts a 3.3 kB key and a cut-off one split in two at every boundary, and char by char', () => {
+      const key = pemKey(3300);
+      const cut = pemKey(3100, 11, 'EC PRIVATE KEY').slice(0, 2000);
+      const text = `before ${key} middle 13800138000\n${cut}`;
+      const whole = wholeText(defaults, text);
+      expect(whole.redacted).to.equal('before [REDACTED:api-secret] middle [REDACTED:cn-mobile]\n[REDACTED:api-secret]');
+      const splits = [...Array(text.length - 1).keys()].map((i) => [text.slice(0, i + 1), text.slice(i + 1)]);
+      for (const chunks of [...splits, [...text]]) {
+        const { released, filter } = stream(defaults, chunks);
+        expect(released).to.equal(whole.redacted);
+        expect(filter.hits).to.deep.equal(whole.hits);
+      }
+    });
   });
 });

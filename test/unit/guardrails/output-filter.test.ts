@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { CanonicalEvent } from '../../../src/data-plane/canonical';
 import {
+  apiSecretDetector,
   createBlockListDetector,
   createGuardrails,
   defaultDetectors,
@@ -8,6 +9,7 @@ import {
   resolvePolicies,
   type OutputFilter,
 } from '../../../src/guardrails';
+import { PEM_KEY, pemBodyLines, pemKey } from './guardrail-samples';
 
 const guardrails = () => createGuardrails({ detectors: defaultDetectors(['forbidden']), policies: resolvePolicies() });
 
@@ -35,9 +37,12 @@ describe('guardrails: output filter', () => {
     expect(released(filter.push({ type: 'block_stop', index: 0 }))).to.equal('o world!');
   });
 
-  it('holds the default window of 4095 chars', () => {
+  it('holds the default window of 344 chars, so a short reply starts streaming before it ends', () => {
     const filter = guardrails().createOutputFilter();
-    expect(released(filter.push(text('a'.repeat(5000))))).to.have.length(5000 - 4095);
+    expect(released(filter.push(text('a'.repeat(5000))))).to.have.length(5000 - 344);
+    const short = guardrails().createOutputFilter();
+    const out = feed(short, 'Hello! '.repeat(60).match(/.{1,20}/gs)!.map((piece) => text(piece)));
+    expect(released(out)).to.equal('Hello! '.repeat(60).slice(0, 420 - 344));
   });
 
   it('masks a match split across deltas', () => {
@@ -152,5 +157,65 @@ describe('guardrails: output filter', () => {
       { type: 'block_stop', index: 0 },
       { type: 'block_stop', index: 1 },
     ]);
+  });
+
+  describe('open-ended matches (private keys)', () => {
+    const secrets = (policy: 'redact' | 'block' | 'flag') =>
+      createGuardrails({ detectors: [emailDetector, apiSecretDetector], policies: { 'api-secret': policy } }).createOutputFilter();
+    const pieces = (value: string, size = 20) => value.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g'))!.map((piece) => text(piece));
+
+    it('holds everything from the BEGIN line until the END line, then redacts the key as one match', () => {
+      const key = pemKey(3300);
+      const filter = secrets('redact');
+      const lead = 'Here it is. '.repeat(40);
+      const before = feed(filter, pieces(`${lead}${key.slice(0, 2000)}`));
+      // Only text before the key went out, however far past the window the key runs.
+      expect(lead.startsWith(released(before))).to.equal(true);
+      expect(released(before).length).to.be.greaterThan(0);
+      const after = feed(filter, [...pieces(`${key.slice(2000)} done`), { type: 'block_stop', index: 0 }]);
+      expect(released([...before, ...after])).to.equal(`${lead}[REDACTED:api-secret] done`);
+      expect(filter.hits).to.deep.equal({ 'api-secret': 1 });
+    });
+
+    it('fails closed: a block that ends inside a key redacts the whole held tail', () => {
+      const cut = pemKey(3300).slice(0, 2500);
+      const filter = secrets('redact');
+      const out = feed(filter, [...pieces(`key: ${cut}`), { type: 'block_stop', index: 0 }]);
+      expect(released(out)).to.equal('key: [REDACTED:api-secret]');
+      expect(filter.hits).to.deep.equal({ 'api-secret': 1 });
+      const ended = secrets('redact');
+      const held = feed(ended, pieces(`key: ${cut}`));
+      expect(released([...held, ...ended.end()])).to.equal('key: [REDACTED:api-secret]');
+    });
+
+    it('blocks as soon as the BEGIN line is complete when the policy is block', () => {
+      const filter = secrets('block');
+      const out = feed(filter, [{ type: 'block_start', index: 0, block: { type: 'text' } }, ...pieces(`ok ${PEM_KEY.slice(0, 40)}`)]);
+      expect(filter.blocked).to.equal('api-secret');
+      expect(released(out)).to.equal('');
+      expect(out.at(-1)).to.deep.equal({ type: 'block_stop', index: 0 });
+    });
+
+    it('flags a key once and lets it through unchanged after its END line', () => {
+      const filter = secrets('flag');
+      const out = feed(filter, [...pieces(`a ${PEM_KEY} b`, 7), { type: 'block_stop', index: 0 }]);
+      expect(released(out)).to.equal(`a ${PEM_KEY} b`);
+      expect(filter.hits).to.deep.equal({ 'api-secret': 1 });
+    });
+
+    it('streams text after a closed key without waiting for the block to end', () => {
+      const filter = secrets('redact');
+      const tail = 'z'.repeat(1000);
+      const out = feed(filter, pieces(`${PEM_KEY}\n${tail}`));
+      expect(released(out)).to.equal(`[REDACTED:api-secret]\n${tail.slice(0, 1000 - 344)}`);
+      for (const line of pemBodyLines(PEM_KEY)) expect(released(out)).not.to.contain(line);
+    });
+
+    it('stops looking for the END line past the check limit and holds the rest of the block', () => {
+      const filter = secrets('redact');
+      const body = 'QUJD'.repeat(5000);
+      const out = feed(filter, [...pieces(`k -----BEGIN PRIVATE KEY-----\n${body}`, 500), text('\n-----END PRIVATE KEY----- after'), { type: 'block_stop', index: 0 }]);
+      expect(released(out)).to.equal('k [REDACTED:api-secret]');
+    });
   });
 });

@@ -184,6 +184,14 @@ describe('model catalog', () => {
       ['bad currency', (c) => (c.currency = 'yuan'), 'currency: must be a 3-letter upper-case currency code'],
       ['assessment out of range', (c) => (c.assessment = { heavy: 1.5 }), 'assessment.heavy: must be a number between 0 and 1'],
       ['guardrail policy typo', (c) => (c.guardrails = { policies: { pii: 'redcat' } }), 'guardrails.policies.pii: must be one of block, redact, flag, off'],
+      [
+        'guardrail rule typo',
+        (c) => (c.guardrails = { policies: { 'e-mail': 'off' } }),
+        'guardrails.policies["e-mail"]: unknown guardrail rule or category (did you mean "email"?)',
+      ],
+      ['breaker threshold 0', (c) => (c.breaker = { threshold: 0 }), 'breaker.threshold: must be a whole number from 1 to 1000, got 0'],
+      ['breaker key typo', (c) => (c.breaker = { cooldownms: 100 }), 'breaker.cooldownms: unknown key (did you mean "cooldown_ms"?)'],
+      ['provider breaker cooldown', (c) => (c.providers.claude.breaker = { cooldown_ms: 'soon' }), 'providers.claude.breaker.cooldown_ms: must be a whole number'],
       ['mock settings on a real provider', (c) => (c.providers.claude.mock = { latency_ms: 1 }), 'providers.claude.mock: is only valid for providers of type "mock"'],
       ['mock fail_rate above 1', (c) => (c.providers.sim.mock = { fail_rate: 2 }), 'providers.sim.mock.fail_rate: must be a number from 0 to 1'],
       ['bad created_at', (c) => (c.models[0].created_at = 'yesterday'), 'models[0].created_at: must be an ISO 8601 date'],
@@ -233,7 +241,7 @@ describe('model catalog', () => {
       catalog.providers.local.idle_timeout_ms = 7000;
       catalog.providers.sim.mock = { latency_ms: 0, chunk_delay_ms: 1, chunk_chars: 4, fail_rate: 0.5, fail_status: 529, reset_after_chunks: 3 };
       catalog.assessment = { standard: 0.3, heavy: 0.7 };
-      catalog.guardrails = { policies: { pii: 'block', prompt_injection: 'off' }, block_list: ['机密'] };
+      catalog.guardrails = { policies: { pii: 'block', 'prompt-injection': 'off' }, block_list: ['机密'] };
       catalog.models[0].created_at = '2026-03-01';
       catalog.models[0].default_max_tokens = 1024;
       const parsed = parseCatalog(catalog, { LOCAL_LLM_KEY: 'k' }, 'catalog.json');
@@ -247,8 +255,19 @@ describe('model catalog', () => {
         resetAfterChunks: 3,
       });
       expect(parsed.assessment).to.deep.equal({ standard: 0.3, heavy: 0.7 });
-      expect(parsed.guardrails).to.deep.equal({ policies: { pii: 'block', prompt_injection: 'off' }, blockList: ['机密'] });
+      expect(parsed.guardrails).to.deep.equal({ policies: { pii: 'block', 'prompt-injection': 'off' }, blockList: ['机密'] });
       expect(parsed.models[0]).to.include({ createdAt: '2026-03-01T00:00:00Z', defaultMaxTokens: 1024 });
+    });
+
+    it('reads breaker settings for the catalog and per provider, each field over the level above', () => {
+      const catalog = example();
+      expect(parseCatalog(catalog, {}, 'catalog.json').breaker).to.deep.equal({ threshold: 3, cooldownMs: 30_000 });
+      catalog.breaker = { threshold: 5, cooldown_ms: 2000 };
+      catalog.providers.claude.breaker = { cooldown_ms: 100 };
+      const parsed = parseCatalog(catalog, {}, 'catalog.json');
+      expect(parsed.breaker).to.deep.equal({ threshold: 5, cooldownMs: 2000 });
+      expect(parsed.providers.claude!.breaker).to.deep.equal({ threshold: 5, cooldownMs: 100 });
+      expect(parsed.providers.sim!.breaker).to.equal(undefined);
     });
 
     it('defaults the currency to CNY and the display name to the model name', () => {

@@ -1,0 +1,32 @@
+import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { Actor } from '../../domain/actor';
+import type { GuardrailRuleView } from '../../domain/guardrails/guardrail-policy.service';
+import { CurrentActor, type GraphqlContext } from './context';
+import { GuardrailPolicyType } from './guardrail-policy.type';
+
+const toGuardrailPolicyType = (view: GuardrailRuleView): GuardrailPolicyType => ({
+  rule: view.rule,
+  category: view.category,
+  defaultPolicy: view.defaultPolicy,
+  policy: view.policy,
+  overridden: view.overridden,
+  updatedAt: view.updatedAt === null ? null : view.updatedAt.toISOString(),
+});
+
+@Resolver()
+export class GuardrailResolver {
+  @Query(() => [GuardrailPolicyType], { description: 'Every guardrail rule with its category, default and effective policy.' })
+  async guardrailPolicies(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext): Promise<GuardrailPolicyType[]> {
+    return (await services.guardrailPolicies.list(actor)).map(toGuardrailPolicyType);
+  }
+
+  @Mutation(() => GuardrailPolicyType, { description: 'Sets the account’s policy for one rule; owners and admins only.' })
+  async setGuardrailPolicy(
+    @CurrentActor() actor: Actor,
+    @Ctx() { services }: GraphqlContext,
+    @Arg('rule', () => String) rule: string,
+    @Arg('policy', () => String, { description: 'block | redact | flag | off' }) policy: string,
+  ): Promise<GuardrailPolicyType> {
+    return toGuardrailPolicyType(await services.guardrailPolicies.set(actor, rule, policy));
+  }
+}

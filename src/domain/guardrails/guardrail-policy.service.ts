@@ -1,0 +1,118 @@
+// Guardrail policies per account (DESIGN §8): every built-in rule's policy
+// is its category default, overridden by the catalog's `guardrails.policies`
+// and then by the account's own choice, stored in account_guardrail_policies.
+// A change is audited and announced on the accounts channel, so every
+// gateway process drops the account's cached guardrail engine.
+import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
+import { CHANNELS, notifyChange } from '../../db/change-feed';
+import { AccountSchema } from '../../db/entities/account.entity';
+import { AccountGuardrailPolicySchema } from '../../db/entities/account-guardrail-policy.entity';
+import { newId } from '../../db/ids';
+import { invalid, notFound } from '../../errors';
+import type { DetectorCategory } from '../../guardrails/detector.types';
+import {
+  BUILT_IN_RULES,
+  GUARDRAIL_POLICIES,
+  isGuardrailPolicy,
+  resolvePolicies,
+  type GuardrailPolicies,
+  type GuardrailPolicy,
+} from '../../guardrails/guardrail-policy';
+import { assertCanMutate, type Actor } from '../actor';
+import type { AuditService } from '../audit/audit.service';
+
+export interface GuardrailRuleView {
+  rule: string;
+  category: DetectorCategory;
+  /** What the account gets without an override of its own: the built-in default or the catalog's policy. */
+  defaultPolicy: GuardrailPolicy;
+  /** The policy in force for the account. */
+  policy: GuardrailPolicy;
+  /** True when the account has chosen a policy for this rule. */
+  overridden: boolean;
+  /** When the account last chose one; null without an override. */
+  updatedAt: Date | null;
+}
+
+export interface GuardrailPolicyOptions {
+  /** The catalog's `guardrails.policies`. */
+  catalogPolicies: Readonly<Partial<Record<string, GuardrailPolicy>>>;
+  /** Called after a change commits, for this process's caches (others hear the NOTIFY). */
+  onChange?: (accountId: string) => void;
+}
+
+interface Override {
+  policy: GuardrailPolicy;
+  updatedAt: Date;
+}
+
+export class GuardrailPolicyService {
+  private readonly defaults: GuardrailPolicies;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly audit: AuditService,
+    private readonly options: GuardrailPolicyOptions,
+  ) {
+    this.defaults = resolvePolicies(options.catalogPolicies);
+  }
+
+  /** Every built-in rule with its category, default and effective policy, in rule order. */
+  async list(actor: Actor): Promise<GuardrailRuleView[]> {
+    const overrides = await this.overrides(actor.accountId);
+    return Object.keys(BUILT_IN_RULES).map((rule) => this.view(rule, overrides.get(rule)));
+  }
+
+  /** The policies the account's requests are checked with. */
+  async effectivePolicies(accountId: string): Promise<GuardrailPolicies> {
+    const overrides = await this.overrides(accountId);
+    return resolvePolicies(this.options.catalogPolicies, Object.fromEntries([...overrides].map(([rule, { policy }]) => [rule, policy])));
+  }
+
+  /** Sets one rule's policy for the actor's account; owners and admins only. */
+  async set(actor: Actor, rule: unknown, policy: unknown): Promise<GuardrailRuleView> {
+    assertCanMutate(actor);
+    if (typeof rule !== 'string' || !(rule in BUILT_IN_RULES)) {
+      throw invalid('rule', `rule must be one of: ${Object.keys(BUILT_IN_RULES).join(', ')}`, 'unknown_guardrail_rule');
+    }
+    if (!isGuardrailPolicy(policy)) throw invalid('policy', `policy must be one of: ${GUARDRAIL_POLICIES.join(', ')}`);
+    const saved = await this.orm.em.fork().transactional(async (em) => {
+      // The account row lock serialises concurrent changes, so the first write of a rule cannot race into the unique index.
+      const account = await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
+      const existing = await em.findOne(AccountGuardrailPolicySchema, { account: account.id, rule });
+      const before = existing?.policy ?? this.defaults[rule];
+      const now = new Date();
+      if (existing) {
+        existing.policy = policy;
+        existing.updatedAt = now;
+      } else {
+        em.create(AccountGuardrailPolicySchema, { id: newId('grp'), account: account.id, rule, policy, updatedAt: now });
+      }
+      if (before !== policy) this.audit.record(em, actor, 'guardrail.policy_set', null, { [rule]: { from: before, to: policy } });
+      await em.flush();
+      await notifyChange(em, CHANNELS.accounts, account.id);
+      return { policy, updatedAt: now };
+    });
+    this.options.onChange?.(actor.accountId);
+    return this.view(rule, saved);
+  }
+
+  private async overrides(accountId: string): Promise<Map<string, Override>> {
+    const rows = await this.orm.em.fork().find(AccountGuardrailPolicySchema, { account: accountId });
+    // A stored rule the gateway no longer has is ignored rather than failing the account's every request.
+    return new Map(rows.filter((row) => row.rule in BUILT_IN_RULES).map((row) => [row.rule, { policy: row.policy, updatedAt: row.updatedAt }]));
+  }
+
+  private view(rule: string, override: Override | undefined): GuardrailRuleView {
+    const defaultPolicy = this.defaults[rule] as GuardrailPolicy;
+    return {
+      rule,
+      category: BUILT_IN_RULES[rule] as DetectorCategory,
+      defaultPolicy,
+      policy: override?.policy ?? defaultPolicy,
+      overridden: override !== undefined,
+      updatedAt: override?.updatedAt ?? null,
+    };
+  }
+}

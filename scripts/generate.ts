@@ -4,8 +4,9 @@
 // run fails naming every stale file, so a contract change cannot land
 // without the code that was generated from it.
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { dirname, relative } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generate as graphqlCodegen, loadCodegenConfig } from '@graphql-codegen/cli';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { renderSchema } from '../src/control-plane/graphql/schema';
 
@@ -45,6 +46,33 @@ function openApiTypes(source: string): () => Promise<string> {
   };
 }
 
+/** What graphql-codegen's client preset writes for the console (codegen.yml). */
+const CONSOLE_GQL_FILES = ['web/src/gql/gql.ts', 'web/src/gql/graphql.ts', 'web/src/gql/index.ts'];
+let consoleGql: Promise<Map<string, string>> | undefined;
+
+/**
+ * One file of the console's typed operations. codegen.yml is run once
+ * through the programmatic API (after the schema step, which it reads) and
+ * every file it produces must be one of CONSOLE_GQL_FILES, so `--check`
+ * compares all of them.
+ */
+function consoleOperations(output: string): () => Promise<string> {
+  return async () => {
+    consoleGql ??= (async () => {
+      const cwd = fileURLToPath(root);
+      const { config } = await loadCodegenConfig({ configFilePath: resolve(cwd, 'codegen.yml') });
+      const files: { filename: string; content: string }[] = await graphqlCodegen({ ...config, cwd, silent: true }, false);
+      const byPath = new Map(files.map((file) => [relative(cwd, resolve(cwd, file.filename)).split('\\').join('/'), file.content]));
+      const unknown = [...byPath.keys()].filter((path) => !CONSOLE_GQL_FILES.includes(path));
+      if (unknown.length > 0) throw new Error(`graphql-codegen wrote ${unknown.join(', ')}: add it to CONSOLE_GQL_FILES in scripts/generate.ts`);
+      return byPath;
+    })();
+    const content = (await consoleGql).get(output);
+    if (content === undefined) throw new Error(`graphql-codegen no longer writes ${output}: remove it from CONSOLE_GQL_FILES`);
+    return content;
+  };
+}
+
 /**
  * Every generator, in the order they run. Add a step here for a new
  * generated file (e.g. the GraphQL schema emitted from the TypeGraphQL
@@ -62,6 +90,8 @@ export const generatorSteps: GeneratorStep[] = [
     render: openApiTypes('openapi/control.yaml'),
   },
   { name: 'graphql schema', output: 'schema/schema.graphql', render: renderSchema },
+  // After the schema: codegen reads schema/schema.graphql from disk.
+  ...CONSOLE_GQL_FILES.map((output) => ({ name: 'graphql-codegen: console operations', output, render: consoleOperations(output) })),
 ];
 
 async function readIfExists(path: string): Promise<string | undefined> {

@@ -1,9 +1,10 @@
 // The composition root: creates every service and adapter once and hands them
 // down. Nothing else constructs services; there are no module singletons.
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import { installConsole } from './console/console';
 import { installGraphql } from './control-plane/graphql/install';
 import { installRestControlPlane } from './control-plane/rest/rest-control-plane';
 import { CHANNELS, ChangeFeed } from './db/change-feed';
@@ -11,6 +12,7 @@ import type { Database } from './db/database';
 import type { Actor } from './domain/actor';
 import { AccountService } from './domain/accounts/account.service';
 import { AuditService } from './domain/audit/audit.service';
+import { GuardrailPolicyService } from './domain/guardrails/guardrail-policy.service';
 import { SessionService } from './domain/auth/session.service';
 import { bootstrap, type FirstStartCredentials } from './domain/bootstrap';
 import { ApiKeyService } from './domain/keys/api-key.service';
@@ -21,18 +23,24 @@ import { sendError } from './data-plane/http/serve-call';
 import { KeyAuthenticator } from './data-plane/key-auth';
 import { messagesHandlers } from './data-plane/messages/messages.handlers';
 import { modelsHandlers } from './data-plane/models/models.handlers';
-import { Pipeline } from './data-plane/pipeline';
-import { AppError } from './errors';
-import { createGuardrails, defaultDetectors, resolvePolicies } from './guardrails/index';
+import { Pipeline, deploymentId } from './data-plane/pipeline';
+import { AppError, toAppError } from './errors';
+import { fromFastify } from './control-plane/rest/rest-errors';
+import { GuardrailEngineCache, defaultDetectors } from './guardrails/index';
 import { loadContract } from './http/openapi-router';
 import { ensureUsagePartitions } from './metering/usage-partitions';
 import { UsageRecorder } from './metering/usage-recorder';
 import { createProviderRegistry } from './providers/registry';
 import { CircuitBreaker } from './routing/circuit-breaker';
 import { createServer } from './http/server';
+import { HttpDrain } from './http/drain';
 import { CreditMonitor } from './metering/credit-monitor';
 import { UsageQueryService } from './metering/usage-query.service';
-import type { Catalog } from './routing/catalog.types';
+import type { BreakerOptions, Catalog } from './routing/catalog.types';
+import { Registry } from 'prom-client';
+import { clusterMetricsSource } from './metrics/cluster-metrics';
+import { GatewayMetrics } from './metrics/gateway-metrics';
+import { installMetrics } from './metrics/metrics-routes';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,6 +59,7 @@ export interface Services {
   changes: ChangeFeed;
   recorder: UsageRecorder;
   pipeline: Pipeline;
+  guardrailPolicies: GuardrailPolicyService;
 }
 
 export interface App {
@@ -58,6 +67,7 @@ export interface App {
   services: Services;
   /** Set on a first start with no console users: shown once by main. */
   firstStart: FirstStartCredentials | null;
+  metrics: GatewayMetrics;
   close(): Promise<void>;
 }
 
@@ -66,6 +76,43 @@ export interface AppOptions {
   database: Database;
   logger: Logger;
   catalog: Catalog;
+  /**
+   * Whether to make the installation usable (default account, first owner,
+   * GATEWAY_BOOTSTRAP_TOKEN). Cluster workers skip it: the primary ran it once.
+   */
+  bootstrap?: boolean;
+  /** Set in a GATEWAY_WORKERS worker: its id goes out as `x-gateway-worker`, and /metrics sums every worker. */
+  clusterWorker?: { id: number };
+}
+
+/** Each deployment's breaker settings: its provider's, else the catalog's. */
+function breakerSettings(catalog: Catalog): (id: string) => BreakerOptions {
+  const byDeployment = new Map<string, BreakerOptions>();
+  for (const model of catalog.models) {
+    for (const deployment of Object.values(model.routes).flat()) {
+      byDeployment.set(deploymentId(deployment), deployment.provider.breaker ?? catalog.breaker);
+    }
+  }
+  return (id) => byDeployment.get(id) ?? catalog.breaker;
+}
+
+/** The services bootstrap needs; createApp builds on the same ones. */
+function accountServices({ config, database, catalog }: AppOptions, changes?: ChangeFeed) {
+  const audit = new AuditService(database.orm);
+  const accounts = new AccountService(database.orm, audit, { timezone: config.timezone, currency: catalog.currency }, (accountId) =>
+    changes?.emitLocal(CHANNELS.accounts, accountId),
+  );
+  const sessions = new SessionService(database.orm, config.sessionTtlHours * 3600_000);
+  return { audit, accounts, sessions };
+}
+
+/**
+ * Makes the installation usable, once, without serving: the GATEWAY_WORKERS
+ * primary runs this before forking, and its workers start with `bootstrap: false`.
+ */
+export async function bootstrapInstallation(options: AppOptions): Promise<FirstStartCredentials | null> {
+  const { accounts, sessions } = accountServices(options);
+  return bootstrap(accounts, sessions, options.config.bootstrapToken);
 }
 
 const CONTRACT = (name: string) => fileURLToPath(new URL(`../openapi/${name}`, import.meta.url));
@@ -76,34 +123,60 @@ export async function createApp(options: AppOptions): Promise<App> {
   const changes = new ChangeFeed(database.url, logger.child({ component: 'change-feed' }));
   await changes.start();
 
-  const audit = new AuditService(database.orm);
-  const accounts = new AccountService(database.orm, audit, { timezone: config.timezone, currency: catalog.currency });
-  const sessions = new SessionService(database.orm, config.sessionTtlHours * 3600_000);
+  const { audit, accounts, sessions } = accountServices(options, changes);
   const credit = new CreditMonitor(database.pool);
   const models = { has: (name: string) => catalog.modelsByName.has(name), names: () => catalog.models.map((m) => m.name) };
-  const keys = new ApiKeyService(database.orm, accounts, audit, models, credit);
+  const keys = new ApiKeyService(database.orm, accounts, audit, models, credit, (keyId) => changes.emitLocal(CHANNELS.keys, keyId));
   changes.on(CHANNELS.accounts, (accountId) => credit.forget(accountId));
   changes.onReset(() => credit.clear());
 
   const usage = new UsageQueryService(database.pool, accounts, catalog, credit);
   const recorder = new UsageRecorder(database.pool, credit, logger.child({ component: 'metering' }));
-  const guardrails = createGuardrails({
-    detectors: defaultDetectors(catalog.guardrails.blockList),
-    policies: resolvePolicies(catalog.guardrails.policies),
+  const metrics = new GatewayMetrics(new Registry(), {
+    usageQueueDepth: () => recorder.depth,
+    isCatalogModel: (name) => catalog.modelsByName.has(name),
   });
+  recorder.onRecord((input) => metrics.recorded(input));
+  const providers = createProviderRegistry({ wrap: (adapter) => metrics.instrument(adapter) });
+  // One guardrail engine per account's effective policies; a policy change
+  // drops it here at once and in every other process through NOTIFY.
+  const guardrailPolicies = new GuardrailPolicyService(database.orm, audit, {
+    catalogPolicies: catalog.guardrails.policies,
+    onChange: (accountId) => engines.forget(accountId),
+  });
+  const engines = new GuardrailEngineCache(defaultDetectors(catalog.guardrails.blockList), (accountId) =>
+    guardrailPolicies.effectivePolicies(accountId),
+  );
+  changes.on(CHANNELS.accounts, (accountId) => engines.forget(accountId));
+  changes.onReset(() => engines.clear());
   const pipeline = new Pipeline({
     catalog,
-    providers: createProviderRegistry(),
-    guardrails: async () => guardrails,
+    providers,
+    guardrails: (accountId) => engines.get(accountId),
     recorder,
-    breaker: new CircuitBreaker(),
+    breaker: new CircuitBreaker(breakerSettings(catalog)),
     logger: logger.child({ component: 'pipeline' }),
   });
   const keyAuth = new KeyAuthenticator(database.pool, changes, credit);
-  const services: Services = { catalog, accounts, audit, sessions, keys, credit, usage, changes, recorder, pipeline };
-  const firstStart = await bootstrap(accounts, sessions, config.bootstrapToken);
+  const services: Services = { catalog, accounts, audit, sessions, keys, credit, usage, changes, recorder, pipeline, guardrailPolicies };
+  const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken);
 
-  const server = createServer(logger);
+  const server = createServer(logger, { onUnroutable: unroutable });
+  // Errors outside every API scope (e.g. an unparseable body sent to an unknown route) answer in the path's form too.
+  server.setErrorHandler((error, request, reply) => {
+    const appError = fromFastify(error) ?? toAppError(error);
+    if (appError.status >= 500) request.log.error({ err: appError.cause ?? appError }, 'request failed');
+    unroutable(request, reply, appError);
+  });
+  installMetrics(server, metrics, options.clusterWorker ? clusterMetricsSource(metrics.registry) : () => metrics.registry.metrics());
+  if (options.clusterWorker) {
+    const worker = String(options.clusterWorker.id);
+    server.addHook('onRequest', (_request, reply, done) => {
+      reply.header('x-gateway-worker', worker);
+      done();
+    });
+  }
+  const drain = new HttpDrain(server.server);
   let ready = true;
   server.get('/healthz', async () => ({ status: 'ok' }));
   server.get('/readyz', async (_request, reply) => {
@@ -120,17 +193,17 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   await installRestControlPlane(server, services, await loadContract(CONTRACT('control.yaml')));
   const graphql = await installGraphql(server, services);
+  await installConsole(server, { logger });
   await installDataPlane(server, {
     contract: await loadContract(CONTRACT('messages.yaml')),
     keyAuth,
     pipeline,
     handlers: { ...messagesHandlers(pipeline), ...chatHandlers(pipeline, catalog), ...modelsHandlers(catalog) },
+    drain,
   });
   server.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
-    const error = new AppError('not_found', 'route_not_found', `no route ${request.method} ${path}`);
-    if (path.startsWith('/v1/')) return sendError(reply, errorFormFor(path, request.headers), error, request.id);
-    return reply.code(404).send({ error: { code: error.code, message: error.message } });
+    unroutable(request, reply, new AppError('not_found', 'route_not_found', `no route ${request.method} ${path}`));
   });
   await server.ready();
 
@@ -138,12 +211,30 @@ export async function createApp(options: AppOptions): Promise<App> {
     server,
     services,
     firstStart,
+    metrics,
     async close() {
       ready = false;
+      // Fastify stops listening at once and answers requests on open keep-alive
+      // connections with 503; in-flight requests and streams get the grace
+      // period (the drain cuts what is left), then usage is flushed.
+      const closing = server.close();
+      const outcome = await drain.drain(config.shutdownGraceMs);
+      if (outcome.cut > 0) logger.warn(outcome, 'shutdown grace period ran out; in-flight calls were cut');
+      await closing;
       await graphql.stop();
-      await server.close();
       await recorder.close();
       await changes.close();
+      providers.close();
     },
   };
+}
+
+/** A request no route answers (unknown path, malformed URL) gets the error form of the surface its path belongs to. */
+function unroutable(request: FastifyRequest, reply: FastifyReply, error: AppError): void {
+  const path = request.url.split('?')[0]!;
+  if (path.startsWith('/v1/')) return sendError(reply, errorFormFor(path, request.headers), error, request.id);
+  void reply
+    .code(error.status)
+    .headers(error.headers)
+    .send({ error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } });
 }

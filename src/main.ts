@@ -1,49 +1,53 @@
 // `npm start`: configuration → database (embedded unless DATABASE_URL) →
 // catalog → app → listen; SIGTERM/SIGINT drain and exit 0.
-import { createApp } from './app';
-import { ConfigError, loadConfig } from './config';
+// With GATEWAY_WORKERS > 1 this process becomes the cluster primary
+// (src/cluster/primary.ts) and each forked worker runs `serve` below.
+import cluster from 'node:cluster';
+import { runPrimary } from './cluster/primary';
+import { ConfigError, loadConfig, type Config } from './config';
 import { openDatabase } from './db/database';
+import type { FirstStartCredentials } from './domain/bootstrap';
 import { createLogger } from './logger';
 import { loadCatalog } from './routing/catalog';
+import type { Logger } from 'pino';
 
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`configuration error: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
-  const logger = createLogger(config.logLevel);
+/** Shown once, on the terminal only (never through the logger): the first owner's credentials on a fresh installation. */
+function showFirstStart(base: string, firstStart: FirstStartCredentials): void {
+  process.stdout.write(
+    [
+      '',
+      'First start: created the owner of account "default".',
+      `  console:  ${base}/console`,
+      `  e-mail:   ${firstStart.email}`,
+      `  password: ${firstStart.password}`,
+      `  session token (Authorization: Bearer …): ${firstStart.token}`,
+      'These are shown once. Set GATEWAY_BOOTSTRAP_TOKEN to choose the token yourself.',
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+/** One serving process: the whole gateway, or one cluster worker (`workerId`). */
+async function serve(config: Config, logger: Logger, workerId: number | undefined): Promise<void> {
   const catalog = await loadCatalog(config.catalogPath, config.upstreamEnv);
   for (const warning of catalog.warnings ?? []) logger.warn({ catalog: config.catalogPath ?? 'built-in' }, warning);
 
   logger.info({ database: config.databaseUrl ? 'external' : 'embedded' }, 'opening database');
-  const database = await openDatabase(config, { logger });
-  const app = await createApp({ config, database, logger, catalog });
+  // A worker's primary has migrated and bootstrapped already.
+  const database = await openDatabase(config, { logger, migrate: workerId === undefined });
+  // Loaded here, not at the top: a cluster primary never needs the app's modules.
+  const { createApp } = await import('./app');
+  const app = await createApp({
+    config,
+    database,
+    logger,
+    catalog,
+    ...(workerId === undefined ? {} : { bootstrap: false, clusterWorker: { id: workerId } }),
+  });
   await app.server.listen({ port: config.port, host: config.host });
   const base = `http://${config.host}:${config.port}`;
-  logger.info({ url: base, models: catalog.models.map((m) => m.name) }, 'gateway ready');
-
-  if (app.firstStart) {
-    // Shown once, on the terminal only (never through the logger): the
-    // first owner's credentials on a fresh installation.
-    process.stdout.write(
-      [
-        '',
-        'First start: created the owner of account "default".',
-        `  console:  ${base}/console`,
-        `  e-mail:   ${app.firstStart.email}`,
-        `  password: ${app.firstStart.password}`,
-        `  session token (Authorization: Bearer …): ${app.firstStart.token}`,
-        'These are shown once. Set GATEWAY_BOOTSTRAP_TOKEN to choose the token yourself.',
-        '',
-      ].join('\n') + '\n',
-    );
-  }
+  logger.info({ url: base, models: catalog.models.map((m) => m.name), ...(workerId === undefined ? {} : { worker: workerId }) }, 'gateway ready');
+  if (app.firstStart) showFirstStart(base, app.firstStart);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -69,6 +73,32 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // The primary gone (killed): nobody supervises this worker or routes to it any more.
+  if (workerId !== undefined) process.on('disconnect', () => stop('primary gone'));
+}
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  if (config.workers > 1 && cluster.isPrimary) {
+    await runPrimary(config, logger, {
+      ready: (firstStart) => {
+        if (firstStart) showFirstStart(`http://${config.host}:${config.port}`, firstStart);
+      },
+    });
+    return;
+  }
+  const workerId = cluster.isWorker ? cluster.worker?.id : undefined;
+  await serve(config, workerId === undefined ? logger : logger.child({ worker: workerId }), workerId);
 }
 
 main().catch((error: unknown) => {

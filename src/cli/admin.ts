@@ -3,10 +3,12 @@
 // changes reach running gateways at once through NOTIFY.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
+import { guardrailRule } from '../control-plane/rest/guardrail.handlers';
 import { openDatabase } from '../db/database';
 import { AccountService, parseCreditLimit } from '../domain/accounts/account.service';
 import type { Actor } from '../domain/actor';
 import { AuditService } from '../domain/audit/audit.service';
+import { GuardrailPolicyService } from '../domain/guardrails/guardrail-policy.service';
 import { SessionService } from '../domain/auth/session.service';
 import { AppError } from '../errors';
 import { formatMicros } from '../metering/decimal';
@@ -19,6 +21,7 @@ const USAGE = `usage: npm run admin -- <command>
   account list
   user create --account ID --email E --password P --role owner|admin|viewer
   credit-limit set --account ID --amount D|none
+  guardrail set --account ID --rule R --policy block|redact|flag|off
   settlement close --account ID --month YYYY-MM`;
 
 class UsageError extends Error {}
@@ -45,11 +48,13 @@ async function run(argv: string[]): Promise<unknown> {
       role: { type: 'string' },
       amount: { type: 'string' },
       month: { type: 'string' },
+      rule: { type: 'string' },
+      policy: { type: 'string' },
     },
     strict: true,
   });
   const command = `${noun ?? ''} ${verb ?? ''}`.trim();
-  const known = ['account create', 'account list', 'user create', 'credit-limit set', 'settlement close'];
+  const known = ['account create', 'account list', 'user create', 'credit-limit set', 'guardrail set', 'settlement close'];
   if (!known.includes(command)) throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
 
   const config = loadConfig();
@@ -94,9 +99,16 @@ async function run(argv: string[]): Promise<unknown> {
         const account = await accounts.setCreditLimit(operator(accountId), parseCreditLimit(required(values, 'amount'), 'amount'));
         return view(account);
       }
+      case 'guardrail set': {
+        const account = await accounts.get(required(values, 'account'));
+        const guardrails = new GuardrailPolicyService(database.orm, audit, { catalogPolicies: catalog.guardrails.policies });
+        const rule = await guardrails.set(operator(account.id), required(values, 'rule'), required(values, 'policy'));
+        return { account_id: account.id, ...guardrailRule(rule) };
+      }
       default: {
         const usage = new UsageQueryService(database.pool, accounts, catalog, new CreditMonitor(database.pool));
-        return usage.closeSettlement(required(values, 'account'), required(values, 'month'));
+        // Awaited here, inside the try: the finally below closes the database.
+        return await usage.closeSettlement(required(values, 'account'), required(values, 'month'));
       }
     }
   } finally {

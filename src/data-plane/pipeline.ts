@@ -54,7 +54,8 @@ export const routeHeader = (r: RouteInfo): string =>
 export class Call {
   private raw: UpstreamUsage = { inputCacheHit: 0, inputCacheMiss: 0, output: 0 };
   private producedText = '';
-  private sawFinalUsage = false;
+  /** The upstream's message_stop was seen: its usage is final and billed as is. */
+  private complete = false;
   private finished: Promise<ResponseUsage> | null = null;
   private firstEventAt: number | null = null;
   stopReason: StopReason | null = null;
@@ -76,6 +77,11 @@ export class Call {
     return this.ctx.requestId;
   }
 
+  /** Aborted when the client goes away or the gateway cuts the call; `reason` says which. */
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+
   /** The id of the message we answer with (`msg_…`), traceable to the request id. */
   get messageId(): string {
     return `msg_${this.ctx.requestId.replace(/^req_/, '')}`;
@@ -85,8 +91,8 @@ export class Call {
     if (this.firstEventAt === null) this.firstEventAt = Date.now();
     if (e.type === 'usage') {
       this.raw = { ...this.raw, ...e.usage };
-      if (e.usage.output !== undefined) this.sawFinalUsage = true;
-    } else if (e.type === 'text_delta' || e.type === 'thinking_delta') this.producedText += e.text;
+    } else if (e.type === 'message_stop') this.complete = true;
+    else if (e.type === 'text_delta' || e.type === 'thinking_delta') this.producedText += e.text;
     else if (e.type === 'tool_input_delta') this.producedText += e.partialJson;
     else if (e.type === 'message_start') this.upstreamId = e.id;
   }
@@ -94,18 +100,24 @@ export class Call {
   /** Events after output guardrails; `message_stop` ends the stream. */
   async *events(): AsyncGenerator<CanonicalEvent> {
     let next = this.first;
-    while (!next.done) {
-      this.observe(next.value);
-      for (const out of this.filter.push(next.value)) {
-        if (out.type === 'message_stop') {
-          this.stopReason = out.stopReason;
-          this.stopSequence = out.stopSequence ?? null;
+    try {
+      while (!next.done) {
+        this.observe(next.value);
+        for (const out of this.filter.push(next.value)) {
+          if (out.type === 'message_stop') {
+            this.stopReason = out.stopReason;
+            this.stopSequence = out.stopSequence ?? null;
+          }
+          yield out;
         }
-        yield out;
+        next = await this.rest.next();
       }
-      next = await this.rest.next();
+      for (const out of this.filter.end()) yield out;
+    } finally {
+      // A consumer that stops at message_stop (or leaves early) must still
+      // let the adapter finish its exchange, so its socket returns to the pool.
+      if (!next.done) await this.rest.return?.().catch(() => undefined);
     }
-    for (const out of this.filter.end()) yield out;
   }
 
   /** Usage as it stands (unified), e.g. for `message_start`. */
@@ -125,7 +137,9 @@ export class Call {
 
   private async meter(status: UsageStatus, errorCode: string | null): Promise<ResponseUsage> {
     // An interrupted stream never got its final usage: bill what was produced.
-    if (!this.sawFinalUsage && this.producedText) {
+    // Usage seen so far is no floor of that: Anthropic's message_start already
+    // says output_tokens 1, however much text follows before the cut.
+    if (!this.complete && this.producedText) {
       this.raw = { ...this.raw, output: Math.max(this.raw.output, encode(this.producedText).length) };
     }
     const tokens = unifyUsage(this.raw, this.route.deployment.unify, this.route.thinking);
@@ -209,9 +223,20 @@ export class Pipeline {
         return new Call(this.deps, ctx, request, route, first, iterator, filter(), checked.hits);
       } catch (error) {
         if (!(error instanceof UpstreamError)) throw error;
-        if (error.failure === 'aborted') throw new AppError('invalid_request', 'client_closed', 'client closed the request', { status: 499 });
+        if (error.failure === 'aborted') {
+          // Gone before the first byte, or cut by the gateway's shutdown (the reason says which): still one record.
+          const cut: unknown = ctx.signal.reason;
+          if (cut instanceof AppError) {
+            await this.recordRefusal(ctx, request, 'upstream_error', cut.code);
+            throw cut;
+          }
+          await this.recordRefusal(ctx, request, 'client_aborted', 'client_aborted');
+          throw new AppError('invalid_request', 'client_closed', 'client closed the request', { status: 499 });
+        }
         lastError = error;
-        this.deps.breaker.failure(deploymentId(deployment));
+        // A refusal of the request itself (400, 401, 404) is an answer: the deployment is up.
+        if (error.retryable) this.deps.breaker.failure(deploymentId(deployment));
+        else this.deps.breaker.success(deploymentId(deployment));
         this.deps.logger.warn(
           { request_id: ctx.requestId, deployment: deploymentId(deployment), failure: error.failure, status: error.status },
           'upstream failed before the first byte',

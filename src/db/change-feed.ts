@@ -20,6 +20,10 @@ export async function notifyChange(em: EntityManager, channel: Channel, payload:
 
 type Handler = (payload: string) => void;
 
+// Reconnection back-off: quick at first, then every two seconds while the database is away.
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 2_000;
+
 /**
  * One dedicated connection per process that LISTENs on every channel and
  * reconnects with back-off. While disconnected, `onReset` handlers run on
@@ -47,12 +51,23 @@ export class ChangeFeed {
     this.resetHandlers.add(handler);
   }
 
+  /**
+   * Runs this process's handlers now, without waiting for the NOTIFY round
+   * trip: the writer's own caches are current before its reply leaves, so a
+   * client that suspends a key and calls at once is refused even on the same
+   * process. Other processes still learn through NOTIFY.
+   */
+  emitLocal(channel: Channel, payload: string): void {
+    for (const handler of this.handlers.get(channel) ?? []) handler(payload);
+  }
+
   async start(): Promise<void> {
     await this.connect();
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
+    // keepAlive: a silently dropped connection (no FIN) is noticed, not listened on forever.
+    const client = new pg.Client({ connectionString: this.url, keepAlive: true, connectionTimeoutMillis: 5_000 });
     client.on('notification', (msg) => {
       const set = this.handlers.get(msg.channel as Channel);
       if (!set) return;
@@ -63,26 +78,43 @@ export class ChangeFeed {
       this.scheduleReconnect(client);
     });
     client.on('end', () => this.scheduleReconnect(client));
-    await client.connect();
-    for (const channel of Object.values(CHANNELS)) await client.query(`listen ${channel}`);
+    try {
+      await client.connect();
+      for (const channel of Object.values(CHANNELS)) await client.query(`listen ${channel}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.client = client;
   }
 
-  private scheduleReconnect(failed: pg.Client, delayMs = 500): void {
-    if (this.closed || this.client !== failed || this.retryTimer) return;
+  /** The live connection failed: forget everything cached, then retry with back-off until it is back. */
+  private scheduleReconnect(failed: pg.Client): void {
+    if (this.closed || this.client !== failed) return;
     this.client = undefined;
     // Anything could have changed while we were deaf.
     for (const handler of this.resetHandlers) handler();
+    this.retry(RETRY_FIRST_MS);
+  }
+
+  private retry(delayMs: number): void {
+    if (this.closed || this.retryTimer) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
+      if (this.closed) return;
       this.connect()
         .then(() => {
+          if (!this.client) return;
           for (const handler of this.resetHandlers) handler();
           this.logger.info('change feed reconnected');
         })
-        .catch(() => {
-          this.client = failed;
-          this.scheduleReconnect(failed, Math.min(delayMs * 2, 10_000));
+        .catch((error: unknown) => {
+          this.logger.debug({ err: error instanceof Error ? error.message : String(error) }, 'change feed still disconnected');
+          this.retry(Math.min(delayMs * 2, RETRY_MAX_MS));
         });
     }, delayMs);
     this.retryTimer.unref();

@@ -18,25 +18,54 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * The hot path (key auth, credit, metering) must fail fast when PostgreSQL is
+ * gone rather than hold calls open: a refused connection fails at once, an
+ * unreachable host after `connectionTimeoutMillis`, and a statement on a
+ * connection that went silent after `query_timeout` (client side) or
+ * `statement_timeout` (server side). Such failures answer 503 (see
+ * db-errors.ts); the pool opens fresh connections once the server is back.
+ */
+export const HOT_PATH_BOUNDS = {
+  connectionTimeoutMillis: 2_000,
+  // The server cancels first (the connection stays usable); the client gives up on a silent one.
+  statement_timeout: 10_000,
+  query_timeout: 12_000,
+  keepAlive: true,
+} as const;
+
 export interface OpenOptions {
   logger?: Logger;
   migrate?: boolean;
 }
 
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
-  let embedded: EmbeddedDatabase | undefined;
-  let url = config.databaseUrl;
-  if (url === undefined) {
-    embedded = await startEmbeddedPostgres({
-      dataDir: path.join(config.dataDir, 'pg'),
-      port: config.embeddedPgPort,
-      database: 'gateway',
-      persistent: true,
-      ...(options.logger ? { logger: options.logger } : {}),
-    });
-    url = embedded.url;
-  }
-  return connectDatabase(url, { ...options, onClose: embedded ? () => embedded.stop() : undefined });
+  const server = await startDatabaseServer(config, options.logger);
+  return connectDatabase(server.url, { ...options, onClose: server.embedded ? () => server.stop() : undefined });
+}
+
+export interface DatabaseServer {
+  url: string;
+  /** Whether this process started (and so stops) an embedded cluster. */
+  embedded: boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * DATABASE_URL's server, or the embedded cluster under `dataDir/pg`, started
+ * if need be (the GATEWAY_WORKERS primary starts it once for its workers).
+ */
+export async function startDatabaseServer(config: Config, logger?: Logger): Promise<DatabaseServer> {
+  if (config.databaseUrl !== undefined) return { url: config.databaseUrl, embedded: false, stop: async () => undefined };
+  const embedded: EmbeddedDatabase = await startEmbeddedPostgres({
+    dataDir: path.join(config.dataDir, 'pg'),
+    port: config.embeddedPgPort,
+    database: 'gateway',
+    persistent: true,
+    callerHandlesSignals: true,
+    ...(logger ? { logger } : {}),
+  });
+  return { url: embedded.url, embedded: true, stop: () => embedded.stop() };
 }
 
 export async function connectDatabase(
@@ -45,7 +74,7 @@ export async function connectDatabase(
 ): Promise<Database> {
   const orm = await openOrm(url);
   if (options.migrate !== false) await migrate(orm);
-  const pool = new pg.Pool({ connectionString: url, max: 8, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ connectionString: url, max: 8, idleTimeoutMillis: 30_000, ...HOT_PATH_BOUNDS });
   pool.on('error', (error) => options.logger?.warn({ err: error.message }, 'idle database connection failed'));
   return {
     url,

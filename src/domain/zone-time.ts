@@ -36,10 +36,23 @@ function parts(zone: string, at: Date): Parts {
   return out as unknown as Parts;
 }
 
+// Every zone's offset has been a whole number of minutes since 1972, so a
+// zone's date is the same for every instant of one UTC minute. Key auth and
+// metering ask for it on every call, and formatToParts is slow; the last
+// answer per zone is kept for the rest of its minute.
+const MEMO_FROM = Date.UTC(1973, 0, 1);
+const lastDate = new Map<string, { minute: number; date: string }>();
+
 /** `YYYY-MM-DD` of `at` in `zone`. */
 export function zoneDate(zone: string, at: Date = new Date()): string {
+  const time = at.getTime();
+  const minute = Math.floor(time / 60_000);
+  const memo = time >= MEMO_FROM ? lastDate.get(zone) : undefined;
+  if (memo && memo.minute === minute) return memo.date;
   const p = parts(zone, at);
-  return `${p.year}-${p.month}-${p.day}`;
+  const date = `${p.year}-${p.month}-${p.day}`;
+  if (time >= MEMO_FROM) lastDate.set(zone, { minute, date });
+  return date;
 }
 
 /** `YYYY-MM-DD HH:MM:SS` of `at` in `zone` (the spec's `last_used_at` form). */

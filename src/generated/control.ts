@@ -254,6 +254,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/guardrails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Guardrail policies
+         * @description Every guardrail rule with its category, the policy the account gets
+         *     by default (built-in default, or the catalog's `guardrails.policies`)
+         *     and the policy in force for the account's calls.
+         */
+        get: operations["listGuardrailPolicies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/guardrails/{rule}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A rule name from `listGuardrailPolicies`, e.g. `cn-mobile`; an unknown one is `400` (`field: rule`). */
+                rule: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a guardrail policy
+         * @description Sets the account's policy for one rule. It applies to the account's
+         *     next calls on every gateway process; the change is audited
+         *     (`guardrail.policy_set`).
+         */
+        put: operations["setGuardrailPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit-events": {
         parameters: {
             query?: never;
@@ -472,6 +519,31 @@ export interface components {
             remaining: components["schemas"]["DecimalString"] | null;
             /** @description True while the month-to-date amount has reached the limit (every key answers 429). */
             suspended: boolean;
+        };
+        /**
+         * @description `block` refuses the call (input: `400`; output: the message ends with
+         *     `stop_reason: refusal`), `redact` masks the match as
+         *     `[REDACTED:<rule>]`, `flag` only counts it, `off` skips the rule.
+         * @enum {string}
+         */
+        GuardrailPolicy: "block" | "redact" | "flag" | "off";
+        GuardrailRule: {
+            /** @description The detector rule, e.g. `cn-id-card`, `api-secret`, `block-list`. */
+            rule: string;
+            /** @enum {string} */
+            category: "pii" | "secret" | "injection" | "blocklist";
+            default_policy: components["schemas"]["GuardrailPolicy"];
+            policy: components["schemas"]["GuardrailPolicy"];
+            /** @description True when the account has set this rule's policy itself. */
+            overridden: boolean;
+            /** @description When the account last set it; null without an override. */
+            updated_at: string | null;
+        };
+        GuardrailRuleList: {
+            items: components["schemas"]["GuardrailRule"][];
+        };
+        GuardrailPolicyUpdate: {
+            policy: components["schemas"]["GuardrailPolicy"];
         };
         AuditEvent: {
             id: string;
@@ -990,6 +1062,57 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    listGuardrailPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every rule, in a stable order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailRuleList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    setGuardrailPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A rule name from `listGuardrailPolicies`, e.g. `cn-mobile`; an unknown one is `400` (`field: rule`). */
+                rule: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GuardrailPolicyUpdate"];
+            };
+        };
+        responses: {
+            /** @description The rule with its new effective policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     listAuditEvents: {

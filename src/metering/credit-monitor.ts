@@ -18,19 +18,56 @@ interface Entry {
  */
 export class CreditMonitor implements CreditGate {
   private readonly cache = new Map<string, Entry>();
+  /**
+   * Bumped whenever an account's entry is observed or forgotten (and for all
+   * accounts by `clear`): a database read that raced with either is older
+   * than what the cache learnt meanwhile — e.g. the crossing NOTIFY — and
+   * must not be cached over it.
+   */
+  private readonly versions = new Map<string, number>();
+  private epoch = 0;
 
   constructor(private readonly pool: pg.Pool) {}
+
+  private version(accountId: string): string {
+    return `${this.epoch}:${this.versions.get(accountId) ?? 0}`;
+  }
+
+  private bump(accountId: string): void {
+    this.versions.set(accountId, (this.versions.get(accountId) ?? 0) + 1);
+  }
 
   async monthToDate(account: AccountView, now = new Date()): Promise<{ month: string; amountMicros: number }> {
     const month = zoneMonth(account.timezone, now);
     const cached = this.cache.get(account.id);
     if (cached && cached.month === month) return cached;
+    return this.load(account.id, month);
+  }
+
+  /**
+   * The month-to-date amount as committed, whoever wrote it: what the credit
+   * status shows. The cache only learns of other processes' writes when one
+   * crosses the limit, which is all enforcement needs but not a display.
+   */
+  async committed(account: AccountView, now = new Date()): Promise<{ month: string; amountMicros: number }> {
+    return this.load(account.id, zoneMonth(account.timezone, now));
+  }
+
+  private async load(accountId: string, month: string): Promise<Entry> {
+    const version = this.version(accountId);
     const result = await this.pool.query<{ amount_micros: number }>(
       'select amount_micros from account_month_usage where account_id = $1 and month = $2',
-      [account.id, month],
+      [accountId, month],
     );
     const entry = { month, amountMicros: result.rows[0]?.amount_micros ?? 0 };
-    this.cache.set(account.id, entry);
+    if (this.version(accountId) === version) {
+      this.cache.set(accountId, entry);
+      return entry;
+    }
+    // Something arrived while we read (our own commit, or a NOTIFY): a
+    // month's amount only grows, so the larger of the two is the newer.
+    const newer = this.cache.get(accountId);
+    if (newer && newer.month === month && newer.amountMicros >= entry.amountMicros) return newer;
     return entry;
   }
 
@@ -43,14 +80,17 @@ export class CreditMonitor implements CreditGate {
   /** Called by the recorder after its transaction commits. */
   observe(accountId: string, month: string, amountMicros: number): void {
     const cached = this.cache.get(accountId);
+    this.bump(accountId);
     if (!cached || cached.month <= month) this.cache.set(accountId, { month, amountMicros });
   }
 
   forget(accountId: string): void {
+    this.bump(accountId);
     this.cache.delete(accountId);
   }
 
   clear(): void {
+    this.epoch++;
     this.cache.clear();
   }
 }

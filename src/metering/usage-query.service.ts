@@ -92,10 +92,17 @@ interface TierRow {
 }
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+/** The days a usage range or a settlement month may cover (their exclusive ends must stay valid PostgreSQL dates). */
+const FIRST_DAY = '1900-01-01';
+const LAST_DAY = '9998-12-31';
 
 const TIER_SUMS = `price_tier,
   sum(tokens_input_cache_hit)::bigint as hit, sum(tokens_input_cache_miss)::bigint as miss, sum(tokens_output)::bigint as out,
   sum(amount_input_cache_hit)::bigint as a_hit, sum(amount_input_cache_miss)::bigint as a_miss, sum(amount_output)::bigint as a_out`;
+
+/** The columns a usage item shows (not `*`: the export parses a million of these). */
+const ITEM_COLUMNS = `id, request_id, api_key_id, model, routed_model, provider, form, stream, thinking, status, route_tier, price_tier,
+  tokens_input_cache_hit, tokens_input_cache_miss, tokens_output, total_tokens, amount_micros, created_at`;
 
 /** created_at range of account-zone days [start, end] inclusive. */
 const RANGE = `created_at >= ($2::date)::timestamp at time zone $3 and created_at < ($4::date)::timestamp at time zone $3`;
@@ -137,6 +144,9 @@ export class UsageQueryService {
     if (typeof s !== 'string' || !isCalendarDate(s)) throw invalid('start', 'start must be a date YYYY-MM-DD');
     if (typeof e !== 'string' || !isCalendarDate(e)) throw invalid('end', 'end must be a date YYYY-MM-DD');
     if (e < s) throw invalid('end', 'end must not be before start');
+    // Ranges end at the day after `end`: year 10000 (and year 0) are beyond PostgreSQL's dates.
+    if (s < FIRST_DAY) throw invalid('start', `start must be ${FIRST_DAY} or later`);
+    if (e > LAST_DAY) throw invalid('end', `end must be ${LAST_DAY} or earlier`);
     return { start: s, end: e };
   }
 
@@ -200,7 +210,7 @@ export class UsageQueryService {
       params,
     );
     const rows = await this.pool.query(
-      `select * from usage_records where ${where} order by created_at desc, id desc limit ${pageSize} offset ${(page - 1) * pageSize}`,
+      `select ${ITEM_COLUMNS} from usage_records where ${where} order by created_at desc, id desc limit ${pageSize} offset ${(page - 1) * pageSize}`,
       params,
     );
     const t = totals.rows[0]!;
@@ -215,28 +225,37 @@ export class UsageQueryService {
   }
 
   /** Rows in keyset-paged batches, so a month of a million calls streams in flat memory. */
-  async *exportRows(actor: Actor, query: { start?: unknown; end?: unknown; apiKeyId?: string }, batch = 2000): AsyncGenerator<UsageItem[]> {
+  async *exportRows(actor: Actor, query: { start?: unknown; end?: unknown; apiKeyId?: string }, batch = 1000): AsyncGenerator<UsageItem[]> {
     const { account, filter } = await this.resolveFilter(actor, query);
     const { where, params } = this.filterSql(account, filter);
-    let after: { at: Date; id: string } | null = null;
+    let after: ExportCursor | null = null;
     for (;;) {
-      const p = [...params];
-      let keyset = '';
-      if (after) {
-        p.push(after.at, after.id);
-        keyset = ` and (created_at, id) > ($${p.length - 1}, $${p.length})`;
-      }
-      const result = await this.pool.query(`select * from usage_records where ${where}${keyset} order by created_at, id limit ${batch}`, p);
-      if (result.rows.length === 0) return;
-      yield result.rows.map((r) => usageItem(r as UsageRow));
-      const last = result.rows[result.rows.length - 1] as UsageRow;
-      after = { at: last.created_at, id: last.id };
-      if (result.rows.length < batch) return;
+      // Only the mapped items stay referenced while the caller writes them out.
+      const page: { items: UsageItem[]; next: ExportCursor | null } = await this.exportPage(where, params, after, batch);
+      if (page.items.length > 0) yield page.items;
+      if (page.next === null) return;
+      after = page.next;
     }
   }
 
+  private async exportPage(where: string, params: unknown[], after: ExportCursor | null, batch: number): Promise<{ items: UsageItem[]; next: ExportCursor | null }> {
+    const p = [...params];
+    let keyset = '';
+    if (after) {
+      p.push(after.at, after.id);
+      keyset = ` and (created_at, id) > ($${p.length - 1}::timestamptz, $${p.length})`;
+    }
+    const { rows } = await this.pool.query<UsageRow & { cursor_at: string }>(
+      `select ${ITEM_COLUMNS}, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
+       from usage_records where ${where}${keyset} order by created_at, id limit ${batch}`,
+      p,
+    );
+    const last = rows[rows.length - 1];
+    return { items: rows.map(usageItem), next: rows.length < batch || !last ? null : { at: last.cursor_at, id: last.id } };
+  }
+
   async settlement(actor: Actor, month: string): Promise<Settlement> {
-    if (!MONTH.test(month)) throw invalid('month', 'month must be YYYY-MM');
+    if (!MONTH.test(month) || month < FIRST_DAY.slice(0, 7) || month > LAST_DAY.slice(0, 7)) throw invalid('month', `month must be YYYY-MM, ${FIRST_DAY.slice(0, 7)} to ${LAST_DAY.slice(0, 7)}`);
     const account = await this.accounts.get(actor.accountId);
     const closed = await this.pool.query<{ statement: Settlement; closed_at: Date }>(
       'select statement, closed_at from settlement_closures where account_id = $1 and month = $2',
@@ -273,7 +292,7 @@ export class UsageQueryService {
 
   /** Operator: freezes a finished month; the stored statement is what every later read returns. */
   async closeSettlement(accountId: string, month: string): Promise<Settlement> {
-    if (!MONTH.test(month)) throw invalid('month', 'month must be YYYY-MM');
+    if (!MONTH.test(month) || month < FIRST_DAY.slice(0, 7) || month > LAST_DAY.slice(0, 7)) throw invalid('month', `month must be YYYY-MM, ${FIRST_DAY.slice(0, 7)} to ${LAST_DAY.slice(0, 7)}`);
     const account = await this.accounts.get(accountId);
     if (month >= zoneMonth(account.timezone)) throw conflict('month_not_over', `month ${month} has not ended in ${account.timezone}`);
     const statement = await this.computeSettlement(account, month);
@@ -290,7 +309,8 @@ export class UsageQueryService {
 
   async creditStatus(actor: Actor): Promise<CreditStatus> {
     const account = await this.accounts.get(actor.accountId);
-    const { month, amountMicros } = await this.credit.monthToDate(account);
+    // Read as committed: this process's cache may not have seen other processes' calls.
+    const { month, amountMicros } = await this.credit.committed(account);
     const limit = account.creditLimitMicros;
     return {
       credit_limit: limit === null ? null : formatMicros(limit),
@@ -301,6 +321,17 @@ export class UsageQueryService {
       suspended: limit !== null && amountMicros >= limit,
     };
   }
+}
+
+/**
+ * Where the next export page starts. created_at is carried to the
+ * microsecond, as text: a JS Date has only milliseconds, and a row stamped in
+ * microseconds (imports, SQL) would compare after its own truncated cursor
+ * and be exported twice.
+ */
+interface ExportCursor {
+  at: string;
+  id: string;
 }
 
 interface UsageRow {

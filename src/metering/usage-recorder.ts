@@ -2,8 +2,10 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { UpstreamUsage } from '../data-plane/canonical';
 import { CHANNELS } from '../db/change-feed';
+import { isDatabaseUnavailable } from '../db/db-errors';
 import { newId } from '../db/ids';
 import { zoneMonth } from '../domain/zone-time';
+import { AppError } from '../errors';
 import type { CreditMonitor } from './credit-monitor';
 import type { CallAmounts, MeteredTokens } from './tiers';
 
@@ -31,6 +33,12 @@ export interface UsageRecordInput {
   guardrailHits: Record<string, number>;
   latencyMs: number;
   ttftMs: number | null;
+  /**
+   * When the call was metered; defaults to the moment `record` is called.
+   * It stamps `created_at` and picks the account-zone month of the credit
+   * ledger, so both always agree.
+   */
+  at?: Date;
 }
 
 interface Pending {
@@ -53,6 +61,7 @@ export class UsageRecorder {
   private queue: Pending[] = [];
   private flushing: Promise<void> | null = null;
   private closed = false;
+  private readonly observers: Array<(input: UsageRecordInput) => void> = [];
 
   constructor(
     private readonly pool: pg.Pool,
@@ -60,11 +69,17 @@ export class UsageRecorder {
     private readonly logger: Logger,
   ) {}
 
+  /** Sees every record as it is queued (metrics); must not throw. */
+  onRecord(observer: (input: UsageRecordInput) => void): void {
+    this.observers.push(observer);
+  }
+
   /** Resolves once the record is durable; rejects if it could not be written. */
   record(input: UsageRecordInput): Promise<void> {
     if (this.closed) return Promise.reject(new Error('usage recorder is closed'));
+    for (const observe of this.observers) observe(input);
     return new Promise((resolve, reject) => {
-      this.queue.push({ input, at: new Date(), resolve, reject });
+      this.queue.push({ input, at: input.at ?? new Date(), resolve, reject });
       if (!this.flushing) this.flushing = this.drain();
     });
   }
@@ -83,7 +98,8 @@ export class UsageRecorder {
         for (const p of batch) p.resolve();
       } catch (error) {
         this.logger.error({ err: error, records: batch.length }, 'usage batch failed');
-        for (const p of batch) p.reject(error as Error);
+        const failure = isDatabaseUnavailable(error) ? meteringUnavailable(error) : (error as Error);
+        for (const p of batch) p.reject(failure);
       }
     }
     this.flushing = null;
@@ -138,53 +154,59 @@ export class UsageRecorder {
       months.set(`${r.accountId}|${month}`, slot);
     }
 
-    const client = await this.pool.connect();
-    try {
-      await client.query('begin');
-      await client.query(
-        `insert into usage_records (id, request_id, account_id, api_key_id, form, model, routed_model, provider, route_tier, route_score,
+    // One statement, so one round trip: under load every await on the
+    // database waits its turn behind the event loop's other work, and the
+    // five round trips of begin/insert/update/upsert/commit made the batch
+    // (and so every call waiting for it) several times slower. A statement
+    // is its own transaction: the records, the keys' totals, the month's
+    // amount and the NOTIFY of an account crossing its credit limit commit
+    // together or not at all.
+    const keyIds = [...keys.keys()];
+    const slots = [...months.values()];
+    const totals = await this.pool.query<{ account_id: string; month: string; amount_micros: number; notified: number }>(
+      `with inserted as (
+         insert into usage_records (id, request_id, account_id, api_key_id, form, model, routed_model, provider, route_tier, route_score,
            route_reasons, thinking, stream, status, error_code, price_tier, raw_input_cache_hit, raw_input_cache_miss, raw_output,
            tokens_input_cache_hit, tokens_input_cache_miss, tokens_output, amount_input_cache_hit, amount_input_cache_miss, amount_output,
            total_tokens, amount_micros, guardrail_hits, latency_ms, ttft_ms, created_at)
          select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
            $10::real[], $11::jsonb[], $12::bool[], $13::bool[], $14::text[], $15::text[], $16::text[], $17::int[], $18::int[], $19::int[],
            $20::bigint[], $21::bigint[], $22::bigint[], $23::bigint[], $24::bigint[], $25::bigint[], $26::bigint[], $27::bigint[],
-           $28::jsonb[], $29::int[], $30::int[], $31::timestamptz[])`,
-        cols,
-      );
-      const keyIds = [...keys.keys()];
-      await client.query(
-        `update api_keys k set used_tokens = k.used_tokens + v.tokens,
+           $28::jsonb[], $29::int[], $30::int[], $31::timestamptz[])
+         returning 1
+       ), touched as (
+         update api_keys k set used_tokens = k.used_tokens + v.tokens,
            last_used_at = case when v.last_used is null then k.last_used_at else greatest(coalesce(k.last_used_at, v.last_used), v.last_used) end
-         from unnest($1::text[], $2::bigint[], $3::timestamptz[]) as v(id, tokens, last_used) where k.id = v.id`,
-        [keyIds, keyIds.map((id) => keys.get(id)!.tokens), keyIds.map((id) => keys.get(id)!.lastUsed)],
-      );
-      const slots = [...months.values()];
-      const totals = await client.query<{ account_id: string; month: string; amount_micros: number; credit_limit_micros: number | null }>(
-        `with added as (
-           insert into account_month_usage as m (account_id, month, amount_micros)
-           select * from unnest($1::text[], $2::text[], $3::bigint[])
-           on conflict (account_id, month) do update set amount_micros = m.amount_micros + excluded.amount_micros
-           returning m.account_id, m.month, m.amount_micros)
-         select added.*, a.credit_limit_micros from added join accounts a on a.id = added.account_id`,
-        [slots.map((s) => s.accountId), slots.map((s) => s.month), slots.map((s) => s.micros)],
-      );
-      for (const row of totals.rows) {
-        const added = months.get(`${row.account_id}|${row.month}`)?.micros ?? 0;
-        const limit = row.credit_limit_micros;
-        // Tell every process the moment an account crosses its limit.
-        if (limit !== null && row.amount_micros >= limit && row.amount_micros - added < limit) {
-          await client.query('select pg_notify($1, $2)', [CHANNELS.accounts, row.account_id]);
-        }
-      }
-      await client.query('commit');
-      for (const row of totals.rows) this.credit.observe(row.account_id, row.month, row.amount_micros);
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+         from unnest($32::text[], $33::bigint[], $34::timestamptz[]) as v(id, tokens, last_used) where k.id = v.id
+         returning 1
+       ), added as (
+         insert into account_month_usage as m (account_id, month, amount_micros)
+         select * from unnest($35::text[], $36::text[], $37::bigint[])
+         on conflict (account_id, month) do update set amount_micros = m.amount_micros + excluded.amount_micros
+         returning m.account_id, m.month, m.amount_micros
+       ), totals as (
+         select added.account_id, added.month, added.amount_micros, a.credit_limit_micros, added.amount_micros - v.micros as before_micros
+         from added
+         join accounts a on a.id = added.account_id
+         join unnest($35::text[], $36::text[], $37::bigint[]) as v(account_id, month, micros) on v.account_id = added.account_id and v.month = added.month
+       ), crossed as (
+         -- Tell every process the moment an account crosses its limit.
+         select pg_notify($38, account_id) from totals
+         where credit_limit_micros is not null and amount_micros >= credit_limit_micros and before_micros < credit_limit_micros
+       )
+       select account_id, month, amount_micros, (select count(*) from crossed)::int as notified from totals`,
+      [
+        ...cols,
+        keyIds,
+        keyIds.map((id) => keys.get(id)!.tokens),
+        keyIds.map((id) => keys.get(id)!.lastUsed),
+        slots.map((slot) => slot.accountId),
+        slots.map((slot) => slot.month),
+        slots.map((slot) => slot.micros),
+        CHANNELS.accounts,
+      ],
+    );
+    for (const row of totals.rows) this.credit.observe(row.account_id, row.month, row.amount_micros);
   }
 
   /** Waits for every queued record to be written (graceful shutdown). */
@@ -192,4 +214,15 @@ export class UsageRecorder {
     this.closed = true;
     while (this.flushing) await this.flushing;
   }
+}
+
+/**
+ * DESIGN §9: a call whose usage record cannot be committed is not answered.
+ * The caller sees a 503 (`overloaded_error` / `server_error`) it may retry.
+ */
+function meteringUnavailable(cause: unknown): AppError {
+  return new AppError('unavailable', 'metering_unavailable', 'Metering is unavailable (the usage record could not be committed), so the call was not answered; retry shortly', {
+    cause,
+    headers: { 'retry-after': '1' },
+  });
 }

@@ -6,26 +6,38 @@ import { AnthropicProvider } from './anthropic/anthropic.provider';
 import { MockProvider, type MockProviderOptions } from './mock/mock.provider';
 import { OpenAiProvider } from './openai/openai.provider';
 import type { ProviderAdapter } from './provider';
+import { UpstreamPool } from './upstream-http';
 
 export interface ProviderRegistry {
   forType(type: ProviderType): ProviderAdapter;
+  /** Closes idle upstream connections (graceful shutdown). */
+  close(): void;
 }
 
 export interface ProviderRegistryOptions {
   mock?: MockProviderOptions;
   /** Replaces the adapter of a type, e.g. to wrap one with metrics. */
   overrides?: Partial<Record<ProviderType, ProviderAdapter>>;
+  /** Wraps every adapter (e.g. to time upstream calls). */
+  wrap?: (adapter: ProviderAdapter, type: ProviderType) => ProviderAdapter;
 }
 
 export function createProviderRegistry(options: ProviderRegistryOptions = {}): ProviderRegistry {
+  const pool = new UpstreamPool();
   const adapters: Record<ProviderType, ProviderAdapter> = {
-    anthropic: options.overrides?.anthropic ?? new AnthropicProvider(),
-    openai: options.overrides?.openai ?? new OpenAiProvider(),
+    anthropic: options.overrides?.anthropic ?? new AnthropicProvider(pool),
+    openai: options.overrides?.openai ?? new OpenAiProvider(pool),
     mock: options.overrides?.mock ?? new MockProvider(options.mock),
   };
+  if (options.wrap) {
+    for (const type of Object.keys(adapters) as ProviderType[]) adapters[type] = options.wrap(adapters[type], type);
+  }
   return {
     forType(type: ProviderType): ProviderAdapter {
       return adapters[type];
+    },
+    close(): void {
+      pool.close();
     },
   };
 }

@@ -17,6 +17,9 @@ export async function installGraphql(server: FastifyInstance, services: Services
     schema: await buildGraphqlSchema(),
     introspection: true,
     includeStacktraceInErrorResponses: false,
+    // main.ts owns SIGTERM/SIGINT and drains first; Apollo's own handler would
+    // stop it early and re-raise the signal, killing the process mid-drain.
+    stopOnTerminationSignals: false,
     validationRules: [depthLimitRule()],
     formatError: formatGraphqlError,
     logger: server.log.child({ component: 'graphql' }),

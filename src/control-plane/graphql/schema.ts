@@ -3,6 +3,7 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { buildSchema } from 'type-graphql';
 import { ApiKeyResolver } from './api-key.resolver';
 import { AuditResolver } from './audit.resolver';
+import { GuardrailResolver } from './guardrail.resolver';
 import { ModelResolver } from './model.resolver';
 import { SessionResolver } from './session.resolver';
 import { UsageResolver } from './usage.resolver';
@@ -12,7 +13,7 @@ export const SCHEMA_BANNER = '# Generated from the TypeGraphQL resolvers by scri
 /** The control-plane schema. Resolvers are stateless; services reach them through the request context. */
 export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [SessionResolver, ApiKeyResolver, UsageResolver, ModelResolver, AuditResolver],
+    resolvers: [SessionResolver, ApiKeyResolver, UsageResolver, ModelResolver, AuditResolver, GuardrailResolver],
     validate: false,
     emitSchemaFile: false,
   });

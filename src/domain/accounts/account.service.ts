@@ -44,6 +44,8 @@ export class AccountService {
     private readonly orm: MikroORM,
     private readonly audit: AuditService,
     private readonly defaults: { timezone: string; currency: string },
+    /** Called after an account change commits (the process-local half of NOTIFY). */
+    private readonly onCommitted: (accountId: string) => void = () => undefined,
   ) {}
 
   async create(input: { name: string; timezone?: string; creditLimitMicros?: number | null }): Promise<AccountView> {
@@ -87,7 +89,7 @@ export class AccountService {
 
   /** Operator action: takes effect on every running gateway through NOTIFY. */
   async setCreditLimit(actor: Actor, creditLimitMicros: number | null): Promise<AccountView> {
-    return this.orm.em.fork().transactional(async (em) => {
+    const view = await this.orm.em.fork().transactional(async (em) => {
       const account = await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
       const before = account.creditLimitMicros ?? null;
@@ -99,5 +101,7 @@ export class AccountService {
       await notifyChange(em, CHANNELS.accounts, account.id);
       return toView(account);
     });
+    this.onCommitted(view.id);
+    return view;
   }
 }

@@ -80,6 +80,8 @@ export class ApiKeyService {
     private readonly audit: AuditService,
     private readonly models: ModelDirectory,
     private readonly credit: CreditGate,
+    /** Called after a key change commits (the process-local half of NOTIFY). */
+    private readonly onCommitted: (keyId: string) => void = () => undefined,
   ) {}
 
   private async context(actor: Actor): Promise<{ account: AccountView; today: string; overLimit: boolean }> {
@@ -254,12 +256,14 @@ export class ApiKeyService {
   /** Runs a change in one transaction with its audit event, then tells every gateway process. */
   private async mutate(actor: Actor, work: (em: EntityManager) => Promise<ApiKey>): Promise<ApiKey> {
     try {
-      return await this.orm.em.fork().transactional(async (em) => {
+      const key = await this.orm.em.fork().transactional(async (em) => {
         const key = await work(em);
         await em.flush();
         await notifyChange(em, CHANNELS.keys, key.id);
         return key;
       });
+      this.onCommitted(key.id);
+      return key;
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) {
         throw conflict('name_taken', 'another live key of this account already has that name', 'name');

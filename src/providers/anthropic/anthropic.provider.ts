@@ -1,12 +1,15 @@
 // Anthropic Messages API upstream: `POST {base_url}/v1/messages`.
 import type { CanonicalEvent } from '../../data-plane/canonical';
 import { UpstreamError, type ProviderAdapter, type ProviderCall } from '../provider';
-import { parseEventData, UpstreamExchange } from '../upstream-http';
+import { parseEventData, UpstreamPool } from '../upstream-http';
 import { AnthropicStreamMapper, fromAnthropicMessage, toAnthropicRequest } from './anthropic.mapper';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
 export class AnthropicProvider implements ProviderAdapter {
+  /** Keep-alive connections; the registry hands every network adapter the same pool. */
+  constructor(private readonly upstream: UpstreamPool = new UpstreamPool()) {}
+
   async *stream(call: ProviderCall): AsyncGenerator<CanonicalEvent> {
     const { provider } = call.deployment;
     if (!provider.baseUrl) throw new UpstreamError('connect', `provider ${provider.name} has no base_url`);
@@ -18,7 +21,7 @@ export class AnthropicProvider implements ProviderAdapter {
       'anthropic-version': ANTHROPIC_VERSION,
     };
     if (provider.apiKey) headers['x-api-key'] = provider.apiKey;
-    const exchange = await UpstreamExchange.open({
+    const exchange = await this.upstream.open({
       url: `${provider.baseUrl.replace(/\/+$/, '')}/v1/messages`,
       headers,
       body: toAnthropicRequest(call.request, call.deployment),

@@ -2,10 +2,13 @@
 // `POST {base_url}/chat/completions`, where base_url already ends in /v1.
 import type { CanonicalEvent } from '../../data-plane/canonical';
 import { UpstreamError, type ProviderAdapter, type ProviderCall } from '../provider';
-import { parseEventData, UpstreamExchange } from '../upstream-http';
+import { parseEventData, UpstreamPool } from '../upstream-http';
 import { fromOpenAiCompletion, OpenAiStreamMapper, toOpenAiRequest } from './openai.mapper';
 
 export class OpenAiProvider implements ProviderAdapter {
+  /** Keep-alive connections; the registry hands every network adapter the same pool. */
+  constructor(private readonly upstream: UpstreamPool = new UpstreamPool()) {}
+
   async *stream(call: ProviderCall): AsyncGenerator<CanonicalEvent> {
     const { provider } = call.deployment;
     if (!provider.baseUrl) throw new UpstreamError('connect', `provider ${provider.name} has no base_url`);
@@ -15,7 +18,7 @@ export class OpenAiProvider implements ProviderAdapter {
       accept: call.request.stream ? 'text/event-stream' : 'application/json',
     };
     if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`;
-    const exchange = await UpstreamExchange.open({
+    const exchange = await this.upstream.open({
       url: `${provider.baseUrl.replace(/\/+$/, '')}/chat/completions`,
       headers,
       body: toOpenAiRequest(call.request, call.deployment),

@@ -11,10 +11,10 @@ describe('schema/schema.graphql', () => {
   it('carries the generator banner and the DESIGN §10 operations', async () => {
     const schema = await renderSchema();
     expect(schema.startsWith('# Generated from the TypeGraphQL resolvers by scripts/generate.ts; do not edit.\n')).to.equal(true);
-    for (const query of ['viewer', 'apiKeys', 'apiKey', 'keyUsage', 'usageRecords', 'settlement', 'models', 'creditStatus', 'auditEvents']) {
+    for (const query of ['viewer', 'apiKeys', 'apiKey', 'keyUsage', 'usageRecords', 'settlement', 'models', 'creditStatus', 'auditEvents', 'guardrailPolicies']) {
       expect(schema, query).to.match(new RegExp(`\\n  ${query}[(:]`));
     }
-    for (const mutation of ['createApiKey', 'updateApiKey', 'suspendApiKey', 'resumeApiKey', 'cancelApiKey', 'login', 'logout']) {
+    for (const mutation of ['createApiKey', 'updateApiKey', 'suspendApiKey', 'resumeApiKey', 'cancelApiKey', 'login', 'logout', 'setGuardrailPolicy']) {
       expect(schema, mutation).to.match(new RegExp(`\\n  ${mutation}[(:]`));
     }
   });

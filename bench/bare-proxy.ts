@@ -1,0 +1,62 @@
+// The baseline the gateway is measured against: the least a Node proxy can
+// do. Reads the request body, forwards it to the upstream over a keep-alive
+// pool, and pipes the answer back. No auth, routing, guardrails or metering.
+// Run alone: node --import tsx bench/bare-proxy.ts http://127.0.0.1:PORT
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+
+export interface BareProxy {
+  origin: string;
+  close(): Promise<void>;
+}
+
+export async function startBareProxy(upstreamOrigin: string, port = 0): Promise<BareProxy> {
+  const upstream = new URL(upstreamOrigin);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const forward = http.request(
+        {
+          agent,
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: { 'content-type': 'application/json', 'content-length': String(body.length), accept: req.headers.accept ?? '*/*' },
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forward.on('error', () => {
+        if (!res.headersSent) res.writeHead(502);
+        res.end();
+      });
+      res.on('close', () => {
+        if (!res.writableFinished) forward.destroy();
+      });
+      forward.end(body);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const address = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${address.port}`,
+    close: async () => {
+      server.closeAllConnections();
+      agent.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const proxy = await startBareProxy(process.argv[2] ?? 'http://127.0.0.1:8081');
+  process.stdout.write(`${JSON.stringify({ origin: proxy.origin })}\n`);
+}

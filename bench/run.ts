@@ -1,0 +1,424 @@
+// `npm run bench [-- --workers 2]`: the gateway against a bare Node proxy in
+// front of the same fast fake upstream, on the same machine, in alternating
+// rounds so drift (thermal, page cache, other load) hits both alike.
+//
+// Starts, each in its own process: a lean Anthropic-protocol fake upstream,
+// the bare pass-through proxy, and the gateway (`src/main.ts`, with a catalog
+// routing every tier to the fake upstream, on PostgreSQL at DATABASE_URL — a
+// fresh database in it — or an embedded throw-away cluster). Auth, routing,
+// guardrails, durable metering and info logging are all on, as in production.
+//
+// Options: --workers N (GATEWAY_WORKERS), --rounds 3, --duration 10 (s),
+// --connections 64, --warmup 3 (s), --ttft 200 (streamed requests per
+// target), --stream-delay-ms 2 (fake upstream, between text deltas),
+// --log-level info, --cpu-prof DIR (gateway processes write .cpuprofile
+// files there on exit; see bench/profile-summary.ts), --only gateway|bare,
+// --node-arg X (repeatable; passed to the gateway's node, e.g.
+// --node-arg=--heapsnapshot-signal=SIGUSR2), --portkey URL (also drive a
+// running Portkey gateway, `npx @portkey-ai/gateway`, at URL in front of the
+// same fake upstream; plain calls only).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../src/db/embedded';
+import { BUILTIN_PRICES } from '../src/routing/builtin-catalog';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const NODE_ARGS = ['--import', './src/compat/node20.mjs', '--import', 'tsx'];
+
+const { values: args } = parseArgs({
+  options: {
+    workers: { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '64' },
+    warmup: { type: 'string', default: '3' },
+    ttft: { type: 'string', default: '200' },
+    'stream-delay-ms': { type: 'string', default: '2' },
+    'log-level': { type: 'string', default: 'info' },
+    'cpu-prof': { type: 'string' },
+    only: { type: 'string' },
+    'node-arg': { type: 'string', multiple: true, default: [] },
+    portkey: { type: 'string' },
+  },
+});
+const WORKERS = Number(args.workers);
+const ROUNDS = Number(args.rounds);
+const DURATION = Number(args.duration);
+const CONNECTIONS = Number(args.connections);
+const WARMUP = Number(args.warmup);
+const TTFT_REQUESTS = Number(args.ttft);
+const MODEL = 'bench-model';
+const PROMPT = 'Write a short poem about the sea at dusk, in plain English.';
+
+const out = (line = ''): boolean => process.stdout.write(`${line}\n`);
+const cleanups: Array<() => Promise<void>> = [];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Starts a bench/*.ts server in its own process; it prints `{"origin": …}` once listening. */
+async function startChild(script: string, argv: string[]): Promise<{ origin: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [...NODE_ARGS, script, ...argv], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  cleanups.push(async () => {
+    await stopChild(child);
+  });
+  const origin = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const line = buffered.split('\n')[0];
+      if (buffered.includes('\n') && line) resolve((JSON.parse(line) as { origin: string }).origin);
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { origin, child };
+}
+
+async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
+}
+
+/** A fresh database: in DATABASE_URL's server, or an embedded cluster in a temp dir. */
+async function benchDatabase(): Promise<string> {
+  const external = process.env.DATABASE_URL;
+  const name = `gw_bench_${Date.now().toString(36)}`;
+  if (external) {
+    const admin = new pg.Client({ connectionString: external });
+    await admin.connect();
+    await admin.query(`create database "${name}"`);
+    await admin.end();
+    cleanups.push(async () => {
+      const client = new pg.Client({ connectionString: external });
+      await client.connect();
+      await client.query(`drop database if exists "${name}" with (force)`);
+      await client.end();
+    });
+    const url = new URL(external);
+    url.pathname = `/${name}`;
+    return url.toString();
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'gw-bench-pg-'));
+  // As root, initdb runs as `postgres`, which must reach the directory.
+  await chmod(dir, 0o755);
+  const embedded = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: name, persistent: false });
+  cleanups.push(async () => {
+    await embedded.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return embedded.url;
+}
+
+function catalog(upstreamOrigin: string): unknown {
+  const route = (model: string) => [{ provider: 'upstream', model }];
+  return {
+    currency: 'CNY',
+    prices: BUILTIN_PRICES,
+    providers: { upstream: { type: 'anthropic', base_url: upstreamOrigin, api_key_env: 'BENCH_UPSTREAM_KEY' } },
+    models: [
+      {
+        name: MODEL,
+        display_name: 'Bench model',
+        routes: { light: route('fake-small'), standard: route('fake-medium'), heavy: route('fake-large'), thinking: route('fake-large') },
+      },
+    ],
+  };
+}
+
+interface Gateway {
+  origin: string;
+  child: ChildProcess;
+  apiKey: string;
+}
+
+async function startGateway(upstreamOrigin: string, databaseUrl: string): Promise<Gateway> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'gw-bench-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const catalogPath = path.join(dir, 'catalog.json');
+  await writeFile(catalogPath, JSON.stringify(catalog(upstreamOrigin)));
+  const port = await freePort();
+  const token = `bench_${randomBytes(16).toString('hex')}`;
+  const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(args['cpu-prof'])] : [];
+  const child = spawn(process.execPath, [...profile, ...(args['node-arg'] ?? []), ...NODE_ARGS, 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      GATEWAY_CATALOG: catalogPath,
+      GATEWAY_BOOTSTRAP_TOKEN: token,
+      GATEWAY_WORKERS: String(WORKERS),
+      BENCH_UPSTREAM_KEY: 'sk-bench-upstream',
+      LOG_LEVEL: args['log-level'],
+    },
+    // Log lines are written (pino → stdout) and thrown away, as a log shipper would take them.
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  cleanups.push(async () => {
+    const code = await stopChild(child);
+    if (code !== 0) out(`gateway exited with ${code} on SIGTERM`);
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error('gateway did not become ready');
+    const ready = await fetch(`${origin}/readyz`).then((r) => r.status === 200, () => false);
+    if (ready) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const created = await fetch(`${origin}/api/v1/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `bench-${Date.now()}`, dimension: '部门', model_scope: [MODEL] }),
+  });
+  if (created.status !== 201) throw new Error(`creating the bench key failed: ${created.status} ${await created.text()}`);
+  const { api_key: apiKey } = (await created.json()) as { api_key: string };
+  return { origin, child, apiKey };
+}
+
+/** Peak resident memory (VmHWM) of a process and its children, sampled while the bench runs. */
+class RssSampler {
+  private readonly peaks = new Map<number, number>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly root: number) {
+    this.timer = setInterval(() => this.sample(), 500);
+    this.timer.unref();
+  }
+
+  private static hwmKb(pid: number): number | undefined {
+    try {
+      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      return match ? Number(match[1]) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private children(): number[] {
+    const pids: number[] = [];
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid === this.root) pids.push(Number(entry));
+      } catch {
+        // gone
+      }
+    }
+    return pids;
+  }
+
+  sample(): void {
+    for (const pid of [this.root, ...this.children()]) {
+      const kb = RssSampler.hwmKb(pid);
+      if (kb !== undefined) this.peaks.set(pid, Math.max(kb, this.peaks.get(pid) ?? 0));
+    }
+  }
+
+  /** Largest single process and the sum over processes, in MB. */
+  result(): { maxMb: number; totalMb: number; processes: number } {
+    this.sample();
+    clearInterval(this.timer);
+    const values = [...this.peaks.values()];
+    return { maxMb: Math.max(...values) / 1024, totalMb: values.reduce((a, b) => a + b, 0) / 1024, processes: values.length };
+  }
+}
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+interface Target {
+  name: string;
+  origin: string;
+  headers: Record<string, string>;
+  /** Measure stream TTFT through it too. */
+  streams: boolean;
+}
+
+async function load(origin: string, extraHeaders: Record<string, string>, seconds: number): Promise<LoadResult> {
+  const result = await autocannon({
+    url: `${origin}/v1/messages`,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: {
+      'content-type': 'application/json',
+      'anthropic-version': '2023-06-01',
+      ...extraHeaders,
+    },
+    body: JSON.stringify({ model: MODEL, max_tokens: 256, messages: [{ role: 'user', content: PROMPT }] }),
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+/** One streamed request: ms to the first text delta and to the end. */
+function streamOnce(agent: http.Agent, origin: string, extraHeaders: Record<string, string>): Promise<{ ttft: number; total: number }> {
+  const body = JSON.stringify({ model: MODEL, max_tokens: 256, stream: true, messages: [{ role: 'user', content: PROMPT }] });
+  const url = new URL('/v1/messages', origin);
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let ttft: number | undefined;
+    const request = http.request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          accept: 'text/event-stream',
+          'anthropic-version': '2023-06-01',
+          ...extraHeaders,
+        },
+      },
+      (response) => {
+        if (response.statusCode !== 200) reject(new Error(`stream answered ${response.statusCode}`));
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          if (ttft === undefined && chunk.includes('"text_delta"')) ttft = performance.now() - started;
+        });
+        response.on('end', () => {
+          const total = performance.now() - started;
+          if (ttft === undefined) reject(new Error('stream had no text delta'));
+          else resolve({ ttft, total });
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+const quantile = (values: number[], q: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+};
+const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
+const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  out(`bench: ${os.cpus().length} CPUs, node ${process.version}, ${WORKERS} gateway worker(s), ${ROUNDS} × ${DURATION} s per target, ${CONNECTIONS} connections`);
+  const upstream = await startChild('bench/fake-upstream.ts', [args['stream-delay-ms']]);
+  const bare = await startChild('bench/bare-proxy.ts', [upstream.origin]);
+  const databaseUrl = await benchDatabase();
+  const gateway = await startGateway(upstream.origin, databaseUrl);
+  const rss = new RssSampler(gateway.child.pid!);
+  out(`upstream ${upstream.origin}, bare proxy ${bare.origin}, gateway ${gateway.origin} (pid ${gateway.child.pid})`);
+
+  const all: Target[] = [
+    { name: 'bare', origin: bare.origin, headers: {}, streams: true },
+    { name: 'gateway', origin: gateway.origin, headers: { 'x-api-key': gateway.apiKey }, streams: true },
+  ];
+  if (args.portkey) {
+    // Portkey's own pass-through to an Anthropic-protocol custom host (its streamed form failed against it, so plain only).
+    const headers = { 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': `${upstream.origin}/v1`, 'x-api-key': 'sk-bench-upstream' };
+    all.push({ name: 'portkey', origin: args.portkey, headers, streams: false });
+  }
+  const targets = all.filter((t) => !args.only || t.name === args.only);
+  const results = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
+
+  for (const target of targets) await load(target.origin, target.headers, WARMUP);
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const target of targets) {
+      const result = await load(target.origin, target.headers, DURATION);
+      results.get(target.name)!.push(result);
+      out(
+        `round ${round} ${target.name.padEnd(8)} ${fmt(result.rps, 0).padStart(7)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms` +
+          `${result.non2xx || result.errors ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}`,
+      );
+    }
+  }
+
+  // Time to first token on streams, bare and gateway interleaved request by request.
+  const ttft = new Map<string, Array<{ ttft: number; total: number }>>(targets.map((t) => [t.name, []]));
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  for (let i = 0; i < TTFT_REQUESTS; i++) {
+    for (const target of targets) if (target.streams) ttft.get(target.name)!.push(await streamOnce(agent, target.origin, target.headers));
+  }
+  agent.destroy();
+  const memory = rss.result();
+
+  const summary = (name: string) => {
+    const rows = results.get(name) ?? [];
+    const streams = ttft.get(name) ?? [];
+    return {
+      rps: mean(rows.map((r) => r.rps)),
+      p50: mean(rows.map((r) => r.p50)),
+      p99: mean(rows.map((r) => r.p99)),
+      bad: rows.reduce((n, r) => n + r.non2xx + r.errors, 0),
+      ttft50: quantile(streams.map((s) => s.ttft), 0.5),
+      ttft99: quantile(streams.map((s) => s.ttft), 0.99),
+      total50: quantile(streams.map((s) => s.total), 0.5),
+    };
+  };
+  const b = summary('bare');
+  const g = summary('gateway');
+  out();
+  out(`| target | req/s | p50 ms | p99 ms | non-2xx+errors | stream TTFT p50 ms | TTFT p99 ms | stream total p50 ms |`);
+  out(`|---|---:|---:|---:|---:|---:|---:|---:|`);
+  const rows: Array<[string, ReturnType<typeof summary>]> = [
+    ['bare proxy', b],
+    [`gateway (${WORKERS} worker${WORKERS > 1 ? 's' : ''})`, g],
+  ];
+  if (args.portkey) rows.push(['Portkey gateway', summary('portkey')]);
+  for (const [name, s] of rows) {
+    out(`| ${name} | ${fmt(s.rps, 0)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${s.bad} | ${fmt(s.ttft50, 2)} | ${fmt(s.ttft99, 2)} | ${fmt(s.total50, 2)} |`);
+  }
+  out();
+  const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
+  const throughputRatio = g.rps / b.rps;
+  const p99Limit = 3 * b.p99 + 5;
+  out(`throughput gateway/bare: ${fmt(throughputRatio * 100, 0)}%  (target ≥ 50%)  ${verdict(throughputRatio >= 0.5)}`);
+  out(`p99 gateway/bare: ${fmt(g.p99 / b.p99, 2)}×, ${fmt(g.p99)} ms vs limit 3 × ${fmt(b.p99)} + 5 = ${fmt(p99Limit)} ms  ${verdict(g.p99 <= p99Limit)}`);
+  out(
+    `peak RSS: ${fmt(memory.maxMb, 0)} MB largest process, ${fmt(memory.totalMb, 0)} MB over ${memory.processes} gateway process(es)  (target ≤ 200 MB per process)  ${verdict(memory.maxMb <= 200)}`,
+  );
+  out(`TTFT added by the gateway on streams: p50 +${fmt(g.ttft50 - b.ttft50, 2)} ms, p99 +${fmt(g.ttft99 - b.ttft99, 2)} ms (${TTFT_REQUESTS} sequential streams each)`);
+  out(`errors: ${b.bad + g.bad === 0 ? 'none' : `${b.bad} bare, ${g.bad} gateway`}; took ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+let exitCode = 0;
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  exitCode = 1;
+} finally {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => process.stderr.write(`cleanup: ${String(error)}\n`));
+}
+process.exit(exitCode);

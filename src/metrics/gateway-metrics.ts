@@ -1,0 +1,203 @@
+// Prometheus metrics of one gateway process, registered in a Registry the
+// composition root creates and hands down (no global registry). Labels carry
+// catalog names, protocol forms, provider names, guardrail rule names and
+// status codes only: never a key id, a secret, a path a caller typed, or
+// prompt text, so neither cardinality nor confidentiality depends on callers.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { UsageRecordInput } from '../metering/usage-recorder';
+import { UpstreamError, type ProviderAdapter, type ProviderCall } from '../providers/provider';
+import type { CanonicalEvent } from '../data-plane/canonical';
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+interface DeploymentChildren {
+  firstEvent: { observe(value: number): void };
+  ok: { observe(value: number): void };
+  error: { observe(value: number): void };
+  cancelled: { observe(value: number): void };
+}
+
+export type RequestForm = 'messages' | 'chat_completions' | 'count_tokens' | 'models';
+
+/** The data-plane form of a path, or undefined outside the data plane. */
+export function formOfPath(path: string): RequestForm | undefined {
+  if (!path.startsWith('/v1/')) return undefined;
+  if (path.startsWith('/v1/messages/count_tokens')) return 'count_tokens';
+  if (path.startsWith('/v1/messages')) return 'messages';
+  if (path.startsWith('/v1/chat/completions')) return 'chat_completions';
+  if (path.startsWith('/v1/models')) return 'models';
+  return undefined;
+}
+
+export interface GatewayMetricsOptions {
+  /** Usage records waiting for their group commit. */
+  usageQueueDepth: () => number;
+  /** Whether a requested model name is in the catalog (anything else is labelled `other`). */
+  isCatalogModel: (name: string) => boolean;
+}
+
+export class GatewayMetrics {
+  private readonly requests: Counter<'form' | 'model' | 'status'>;
+  private readonly requestSeconds: Histogram<'form' | 'model'>;
+  private readonly upstreamFirstEventSeconds: Histogram<'provider' | 'model'>;
+  private readonly upstreamSeconds: Histogram<'provider' | 'model' | 'outcome'>;
+  private readonly fallbacks: Counter<'provider' | 'model' | 'failure'>;
+  private readonly guardrailHits: Counter<'rule'>;
+  private readonly creditSuspensions: Counter;
+  private readonly usageRecords: Counter<'status'>;
+
+  constructor(
+    readonly registry: Registry,
+    private readonly options: GatewayMetricsOptions,
+  ) {
+    const registers = [registry];
+    collectDefaultMetrics({ register: registry });
+    this.requests = new Counter({
+      name: 'gateway_requests_total',
+      help: 'Data-plane requests answered, by protocol form, requested catalog model and HTTP status',
+      labelNames: ['form', 'model', 'status'],
+      registers,
+    });
+    this.requestSeconds = new Histogram({
+      name: 'gateway_request_duration_seconds',
+      help: 'Data-plane request latency until the reply (or stream) ended',
+      labelNames: ['form', 'model'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.upstreamFirstEventSeconds = new Histogram({
+      name: 'gateway_upstream_first_event_seconds',
+      help: 'Time from sending an upstream request to its first event, per deployment',
+      labelNames: ['provider', 'model'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.upstreamSeconds = new Histogram({
+      name: 'gateway_upstream_duration_seconds',
+      help: 'Time from sending an upstream request to its last event or failure, per deployment',
+      labelNames: ['provider', 'model', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.fallbacks = new Counter({
+      name: 'gateway_upstream_fallbacks_total',
+      help: 'Upstream attempts that failed before the first byte with a retryable error, so the next deployment (if any) was tried',
+      labelNames: ['provider', 'model', 'failure'],
+      registers,
+    });
+    this.guardrailHits = new Counter({
+      name: 'gateway_guardrail_hits_total',
+      help: 'Guardrail matches in metered calls, input and output, by rule',
+      labelNames: ['rule'],
+      registers,
+    });
+    this.creditSuspensions = new Counter({
+      name: 'gateway_credit_suspensions_total',
+      help: 'Data-plane requests refused with 429 because the account reached its monthly credit limit',
+      registers,
+    });
+    this.usageRecords = new Counter({
+      name: 'gateway_usage_records_total',
+      help: 'Usage records queued for the metering group commit, by call status',
+      labelNames: ['status'],
+      registers,
+    });
+    const depth = this.options.usageQueueDepth;
+    new Gauge({
+      name: 'gateway_usage_queue_depth',
+      help: 'Usage records waiting for their group commit',
+      registers,
+      collect() {
+        this.set(depth());
+      },
+    });
+  }
+
+  // Label children per label set, so the hot path skips prom-client's label hashing.
+  private readonly requestChildren = new Map<string, { count: { inc(): void }; seconds: { observe(value: number): void } }>();
+  private readonly deploymentChildren = new Map<string, DeploymentChildren>();
+
+  /** One answered data-plane request (onResponse). */
+  request(form: RequestForm, requestedModel: unknown, status: number, seconds: number): void {
+    const model = typeof requestedModel !== 'string' ? 'none' : this.options.isCatalogModel(requestedModel) ? requestedModel : 'other';
+    const id = `${form}\u0000${model}\u0000${status}`;
+    let children = this.requestChildren.get(id);
+    if (!children) {
+      children = { count: this.requests.labels(form, model, String(status)), seconds: this.requestSeconds.labels(form, model) };
+      this.requestChildren.set(id, children);
+    }
+    children.count.inc();
+    children.seconds.observe(seconds);
+    if (status === 429) this.creditSuspensions.inc();
+  }
+
+  private deployment(provider: string, model: string): DeploymentChildren {
+    const id = `${provider}\u0000${model}`;
+    let children = this.deploymentChildren.get(id);
+    if (!children) {
+      children = {
+        firstEvent: this.upstreamFirstEventSeconds.labels(provider, model),
+        ok: this.upstreamSeconds.labels(provider, model, 'ok'),
+        error: this.upstreamSeconds.labels(provider, model, 'error'),
+        cancelled: this.upstreamSeconds.labels(provider, model, 'cancelled'),
+      };
+      this.deploymentChildren.set(id, children);
+    }
+    return children;
+  }
+
+  /** One usage record handed to the recorder. */
+  recorded(input: UsageRecordInput): void {
+    this.usageRecords.inc({ status: input.status });
+    for (const [rule, count] of Object.entries(input.guardrailHits)) if (count > 0) this.guardrailHits.inc({ rule }, count);
+  }
+
+  /**
+   * Wraps a provider adapter to time its upstream calls. The iterator is
+   * wrapped by hand rather than with another async generator: one `then` per
+   * event instead of a second generator's machinery on the hot path.
+   */
+  instrument(adapter: ProviderAdapter): ProviderAdapter {
+    return {
+      stream: (call: ProviderCall): AsyncIterable<CanonicalEvent> => ({
+        [Symbol.asyncIterator]: () => this.timed(adapter.stream(call)[Symbol.asyncIterator](), call),
+      }),
+    };
+  }
+
+  private timed(inner: AsyncIterator<CanonicalEvent>, call: ProviderCall): AsyncIterator<CanonicalEvent> {
+    const started = performance.now();
+    const labels = { provider: call.deployment.provider.name, model: call.deployment.model };
+    const children = this.deployment(labels.provider, labels.model);
+    let first = true;
+    let done = false;
+    const end = (outcome: 'ok' | 'error' | 'cancelled'): void => {
+      if (done) return;
+      done = true;
+      children[outcome].observe((performance.now() - started) / 1000);
+    };
+    return {
+      next: () =>
+        inner.next().then(
+          (result) => {
+            if (first) {
+              first = false;
+              children.firstEvent.observe((performance.now() - started) / 1000);
+            }
+            // The pipeline stops reading at message_stop; that is the upstream's end.
+            if (result.done || result.value.type === 'message_stop') end('ok');
+            return result;
+          },
+          (error: unknown) => {
+            if (first && error instanceof UpstreamError && error.retryable) this.fallbacks.inc({ ...labels, failure: error.failure });
+            end(error instanceof UpstreamError && error.failure === 'aborted' ? 'cancelled' : 'error');
+            throw error;
+          },
+        ),
+      return: async (value?: unknown) => {
+        end('cancelled');
+        return inner.return ? inner.return(value) : { done: true, value: undefined };
+      },
+    };
+  }
+}

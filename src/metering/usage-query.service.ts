@@ -46,6 +46,16 @@ export interface UsageItem {
   created_at: string;
 }
 
+/** One page of usage detail; the totals cover the whole filtered range, not just the page. */
+export interface UsageList {
+  total: number;
+  page: number;
+  page_size: number;
+  items: UsageItem[];
+  total_tokens: number;
+  total_amount: string;
+}
+
 export interface UsageFilter {
   start: string;
   end: string;
@@ -201,7 +211,7 @@ export class UsageQueryService {
     query: { start?: unknown; end?: unknown; apiKeyId?: string; model?: string },
     page: number,
     pageSize: number,
-  ): Promise<{ total: number; page: number; page_size: number; items: UsageItem[]; total_tokens: number; total_amount: string }> {
+  ): Promise<UsageList> {
     const { account, filter } = await this.resolveFilter(actor, query);
     const { where, params } = this.filterSql(account, filter);
     const totals = await this.pool.query<{ n: number; tokens: number; micros: number }>(

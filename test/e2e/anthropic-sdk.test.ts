@@ -10,6 +10,7 @@ import { startFakeAnthropic, startFakeOpenAI, type FakeReply, type FakeUpstream 
 import {
   e2eCatalog,
   eventually,
+  expectApiError,
   gatewayUsage,
   keyUsage,
   micros,
@@ -211,18 +212,7 @@ describe('e2e: official Anthropic client', function () {
       type: abstract new (...args: never[]) => E,
       status: number,
     ): Promise<E> {
-      let caught: unknown;
-      try {
-        await call();
-      } catch (error) {
-        caught = error;
-      }
-      expect(caught, `expected ${type.name}`).to.be.instanceOf(type);
-      const error = caught as E;
-      expect(error.status).to.equal(status);
-      const requestId = error.headers?.get('request-id');
-      expect(requestId).to.match(/^req_/);
-      expect(error.requestID).to.equal(requestId);
+      const { error, requestId } = await expectApiError(call, type, status, 'request-id');
       const body = error.error as { type?: string; request_id?: string; error?: { type?: string; message?: string } };
       expect(body.type).to.equal('error');
       expect(body.request_id).to.equal(requestId);

@@ -1,8 +1,11 @@
 // Shared pieces of the end-to-end tests: a catalog whose providers point at
-// the fake upstreams (and the built-in mock), usage queries over REST, and a
-// small poller. Not a test file itself (mocha only runs *.test.ts).
+// the fake upstreams (and the built-in mock), usage queries over REST, a
+// small poller and the checks every official client's API error passes.
+// Not a test file itself (mocha only runs *.test.ts).
 import { expect } from 'chai';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { PriceClass } from '../../src/metering/tiers';
+import type { KeyUsage, UsageList } from '../../src/metering/usage-query.service';
 import { api, type TestApp } from '../support/app';
 import type { FakeUpstream } from '../support/fake-upstreams';
 
@@ -92,41 +95,6 @@ export function usageRange(): { start: string; end: string } {
   return { start: iso(Date.now() - 2 * day), end: iso(Date.now() + 2 * day) };
 }
 
-export interface UsageItem {
-  request_id: string;
-  api_key_id: string;
-  model: string;
-  routed_model: string | null;
-  provider: string | null;
-  form: string;
-  stream: boolean;
-  thinking: boolean;
-  status: string;
-  route_tier: string | null;
-  tiers: Record<string, number>;
-  total_tokens: number;
-  amount: string;
-  created_at: string;
-}
-
-export interface UsageList {
-  total: number;
-  page: number;
-  page_size: number;
-  items: UsageItem[];
-  total_tokens: number;
-  total_amount: string;
-}
-
-export interface KeyUsage {
-  api_key_id: string;
-  calls: number;
-  currency: string;
-  tiers: { tier: string; tokens: number; unit_price: string; amount: string }[];
-  total_tokens: number;
-  total_amount: string;
-}
-
 /** Every usage record of one key (newest first). */
 export async function usageDetail(t: TestApp, token: string, apiKeyId: string): Promise<UsageList> {
   const { start, end } = usageRange();
@@ -166,7 +134,7 @@ export interface GatewayUsage {
   input_tokens: number;
   output_tokens: number;
   cached_input_tokens: number;
-  price_tier: string;
+  price_tier: PriceClass;
   thinking: boolean;
 }
 
@@ -177,7 +145,40 @@ export function gatewayUsage(usage: unknown): GatewayUsage {
     input_tokens: u.input_tokens as number,
     output_tokens: u.output_tokens as number,
     cached_input_tokens: u.cached_input_tokens as number,
-    price_tier: u.price_tier as string,
+    price_tier: u.price_tier as PriceClass,
     thinking: u.thinking as boolean,
   };
+}
+
+/** The part of an official client's `APIError` (Anthropic and OpenAI alike) the gateway controls. */
+interface ClientApiError {
+  readonly status: number | undefined;
+  readonly headers: Headers | undefined;
+  readonly requestID: string | null | undefined;
+}
+
+/**
+ * Runs `call` and expects it to throw `type` with `status`, a `req_` request id
+ * in the `requestIdHeader` response header, and that id as the client's
+ * `requestID`. Returns the error and the id for the envelope's own checks.
+ */
+export async function expectApiError<E extends ClientApiError>(
+  call: () => Promise<unknown>,
+  type: abstract new (...args: never[]) => E,
+  status: number,
+  requestIdHeader: string,
+): Promise<{ error: E; requestId: string | null | undefined }> {
+  let caught: unknown;
+  try {
+    await call();
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught, `expected ${type.name}`).to.be.instanceOf(type);
+  const error = caught as E;
+  expect(error.status).to.equal(status);
+  const requestId = error.headers?.get(requestIdHeader);
+  expect(requestId).to.match(/^req_/);
+  expect(error.requestID).to.equal(requestId);
+  return { error, requestId };
 }

@@ -11,8 +11,9 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { UsageItem } from '../../src/metering/usage-query.service';
 import { createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../support/app';
-import { e2eCatalog, gatewayUsage, usageDetail, type GatewayUsage, type UsageItem } from './e2e-support';
+import { e2eCatalog, gatewayUsage, usageDetail, type GatewayUsage } from './e2e-support';
 
 interface Conversation {
   system: string | null;

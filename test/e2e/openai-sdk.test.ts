@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../support/app';
 import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from '../support/fake-upstreams';
-import { e2eCatalog, OPENAI_UNIFY, PROVIDER_ENV, usageDetail } from './e2e-support';
+import { e2eCatalog, expectApiError, OPENAI_UNIFY, PROVIDER_ENV, usageDetail } from './e2e-support';
 
 type Kind = 'anthropic' | 'openai';
 
@@ -190,18 +190,7 @@ describe('e2e: official OpenAI client', function () {
       status: number,
       errorType: string,
     ): Promise<E> {
-      let caught: unknown;
-      try {
-        await call();
-      } catch (error) {
-        caught = error;
-      }
-      expect(caught, `expected ${type.name}`).to.be.instanceOf(type);
-      const error = caught as E;
-      expect(error.status).to.equal(status);
-      const requestId = error.headers?.get('x-request-id');
-      expect(requestId).to.match(/^req_/);
-      expect(error.requestID).to.equal(requestId);
+      const { error, requestId } = await expectApiError(call, type, status, 'x-request-id');
       expect(error.headers?.get('request-id')).to.equal(requestId);
       const body = error.error as Record<string, unknown>;
       expect(Object.keys(body).sort()).to.deep.equal(['code', 'message', 'param', 'type']);

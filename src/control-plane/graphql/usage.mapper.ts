@@ -1,4 +1,4 @@
-import type { CreditStatus, KeyUsage, Settlement, TierLine, UsageItem } from '../../metering/usage-query.service';
+import type { CreditStatus, KeyUsage, Settlement, TierLine, UsageItem, UsageList } from '../../metering/usage-query.service';
 import { PRICE_TIERS } from '../../routing/catalog.types';
 import type { CreditStatusType } from './credit-status.type';
 import type { SettlementType } from './settlement.type';
@@ -38,14 +38,7 @@ function usageRecord(item: UsageItem): UsageRecordType {
   };
 }
 
-export function toUsageRecordPageType(page: {
-  total: number;
-  page: number;
-  page_size: number;
-  items: UsageItem[];
-  total_tokens: number;
-  total_amount: string;
-}): UsageRecordPageType {
+export function toUsageRecordPageType(page: UsageList): UsageRecordPageType {
   return {
     total: page.total,
     page: page.page,

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { expect } from 'chai';
 import pino from 'pino';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { ensureConsoleBuild } from '../../../src/console/console-build';
@@ -26,7 +27,7 @@ const LAUNCH_ARGS = [
   '--disable-sync',
 ];
 
-export interface ConsoleHarness {
+interface ConsoleHarness {
   t: TestApp;
   browser: Browser;
 }
@@ -36,7 +37,7 @@ export interface ConsoleHarness {
  * Chromium, builds web/dist if missing or stale (the same function the
  * gateway uses at start-up), starts the app and launches Chromium.
  */
-export async function startConsoleHarness(context: Mocha.Context): Promise<ConsoleHarness> {
+async function startConsoleHarness(context: Mocha.Context): Promise<ConsoleHarness> {
   context.timeout(180_000);
   if (!existsSync(CHROMIUM)) {
     const message = `console browser tests need Chromium at ${CHROMIUM}; install it with \`apt-get install -y chromium\``;
@@ -52,7 +53,7 @@ export async function startConsoleHarness(context: Mocha.Context): Promise<Conso
   return { t, browser };
 }
 
-export async function stopConsoleHarness(harness: ConsoleHarness | undefined): Promise<void> {
+async function stopConsoleHarness(harness: ConsoleHarness | undefined): Promise<void> {
   await harness?.browser.close();
   await harness?.t.close();
 }
@@ -65,7 +66,7 @@ export interface ConsolePage {
 }
 
 /** A new browser context (own sessionStorage, localStorage, clipboard grant) on the console. */
-export async function openConsole(harness: ConsoleHarness): Promise<ConsolePage> {
+async function openConsole(harness: ConsoleHarness): Promise<ConsolePage> {
   const context = await harness.browser.newContext({
     baseURL: harness.t.baseUrl,
     locale: 'zh-CN',
@@ -87,12 +88,48 @@ export async function openConsole(harness: ConsoleHarness): Promise<ConsolePage>
   return { context, page, problems };
 }
 
-export async function closeConsole(consolePage: ConsolePage | undefined, test: Mocha.Test | undefined): Promise<void> {
+async function closeConsole(consolePage: ConsolePage | undefined, test: Mocha.Test | undefined): Promise<void> {
   if (!consolePage) return;
   if (test?.state === 'failed') {
     await consolePage.page.screenshot({ path: join(ARTIFACTS, `failed-${slug(test.title)}.png`), fullPage: true }).catch(() => undefined);
   }
   await consolePage.context.close();
+}
+
+export interface ConsoleSuite {
+  /** The app under test (from the suite's `before` on). */
+  t: () => TestApp;
+  /** The running test's console page. */
+  view: () => ConsolePage;
+}
+
+/**
+ * Registers a browser suite's hooks; call it inside the `describe`. One app
+ * and Chromium for the suite, a fresh console page for each test, and a test
+ * that passed still fails if the page logged errors or failed requests.
+ */
+export function withConsoleBrowser(): ConsoleSuite {
+  let harness: ConsoleHarness | undefined;
+  let view: ConsolePage | undefined;
+
+  before(async function () {
+    harness = await startConsoleHarness(this);
+  });
+  after(async function () {
+    this.timeout(30_000);
+    await stopConsoleHarness(harness);
+  });
+  beforeEach(async function () {
+    view = await openConsole(harness!);
+  });
+  afterEach(async function () {
+    const problems = view?.problems ?? [];
+    await closeConsole(view, this.currentTest);
+    view = undefined;
+    if (this.currentTest?.state === 'passed') expect(problems, 'page errors, console errors or failed requests').to.deep.equal([]);
+  });
+
+  return { t: () => harness!.t, view: () => view! };
 }
 
 export const slug = (text: string) =>

@@ -7,47 +7,22 @@ import { testDatabase } from '../../support/db';
 import {
   actionStates,
   cell,
-  closeConsole,
   login,
-  openConsole,
   row,
   screenshot,
   SECRET_PATTERN,
-  startConsoleHarness,
-  stopConsoleHarness,
   visibleKeyNames,
   waitForStatus,
-  type ConsoleHarness,
-  type ConsolePage,
+  withConsoleBrowser,
 } from './console-browser';
 
 describe('console: 访问管理 / API 密钥 (browser)', function () {
   this.timeout(60_000);
-  let harness: ConsoleHarness | undefined;
-  let view: ConsolePage | undefined;
-
-  before(async function () {
-    harness = await startConsoleHarness(this);
-  });
-  after(async function () {
-    this.timeout(30_000);
-    await stopConsoleHarness(harness);
-  });
-  beforeEach(async function () {
-    view = await openConsole(harness!);
-  });
-  afterEach(async function () {
-    const problems = view?.problems ?? [];
-    await closeConsole(view, this.currentTest);
-    view = undefined;
-    if (this.currentTest?.state === 'passed') expect(problems, 'page errors, console errors or failed requests').to.deep.equal([]);
-  });
-
-  const t = () => harness!.t;
+  const { t, view } = withConsoleBrowser();
   const restKey = async (account: TestAccount, id: string) => (await api(t(), 'GET', `/api/v1/keys/${id}`, account.token)).body;
 
   it('signs in through the form, keeps the session on reload and signs out', async () => {
-    const { page } = view!;
+    const { page } = view();
     const owner = await createAccount(t());
     await screenshot(page, 'login');
     await page.getByLabel('邮箱').fill(owner.email);
@@ -73,7 +48,7 @@ describe('console: 访问管理 / API 密钥 (browser)', function () {
   });
 
   it('returns to the login form when the session ends on the server', async () => {
-    const { page } = view!;
+    const { page } = view();
     const owner = await createAccount(t());
     await createKey(t(), owner.token, { name: 'still-here' });
     await login(page, owner);
@@ -86,7 +61,7 @@ describe('console: 访问管理 / API 密钥 (browser)', function () {
   });
 
   it('works from the keyboard: dialogs take the focus, Esc closes them and gives it back', async () => {
-    const { page } = view!;
+    const { page } = view();
     const owner = await createAccount(t());
     await page.getByLabel('邮箱').focus();
     await page.keyboard.type(owner.email);
@@ -113,7 +88,7 @@ describe('console: 访问管理 / API 密钥 (browser)', function () {
   });
 
   it('lists keys created through REST with their column values and status labels', async () => {
-    const { page } = view!;
+    const { page } = view();
     const owner = await createAccount(t());
     const active = await createKey(t(), owner.token, { name: 'team-search', dimension: '部门', expires_at: '2099-12-31' });
     const suspended = await createKey(t(), owner.token, { name: 'line-ads', dimension: '业务线' });
@@ -150,7 +125,7 @@ describe('console: 访问管理 / API 密钥 (browser)', function () {
   });
 
   it('creates a key in the dialog and shows its secret exactly once', async () => {
-    const { page } = view!;
+    const { page } = view();
     const owner = await createAccount(t());
     await login(page, owner);
 
@@ -189,7 +164,7 @@ describe('console: 访问管理 / API 密钥 (browser)', function () {
   });
 
   it('shows a GraphQL error in words and keeps the dialog open', async () => {
-    const { page } = view!;
+    const { page } = view();
     const owner = await createAccount(t());
     await createKey(t(), owner.token, { name: 'taken' });
     await login(page, owner);
@@ -206,7 +181,7 @@ describe('console: 访问管理 / API 密钥 (browser)', function () {
   });
 
   it('suspends and resumes a key, and cancels it only after confirmation', async () => {
-    const { page } = view!;
+    const { page } = view();
     const owner = await createAccount(t());
     const key = await createKey(t(), owner.token, { name: 'ops-runner' });
     await login(page, owner);
@@ -237,7 +212,7 @@ describe('console: 访问管理 / API 密钥 (browser)', function () {
   });
 
   it('edits name, dimension, model scope and expiry', async () => {
-    const { page } = view!;
+    const { page } = view();
     const owner = await createAccount(t());
     const key = await createKey(t(), owner.token, { name: 'draft-name', dimension: '部门', expires_at: '2099-01-01' });
     await login(page, owner);
@@ -259,7 +234,7 @@ describe('console: 访问管理 / API 密钥 (browser)', function () {
   });
 
   it('filters by status and dimension, sorts by time and pages', async () => {
-    const { page } = view!;
+    const { page } = view();
     const owner = await createAccount(t());
     const names: string[] = [];
     for (let i = 1; i <= 12; i += 1) {
@@ -298,7 +273,7 @@ describe('console: 访问管理 / API 密钥 (browser)', function () {
   });
 
   it('shows a viewer every mutation disabled', async () => {
-    const { page } = view!;
+    const { page } = view();
     const owner = await createAccount(t());
     await createKey(t(), owner.token, { name: 'visible-to-viewer' });
     const viewer = await addUser(t(), owner.accountId, 'viewer');
@@ -311,7 +286,7 @@ describe('console: 访问管理 / API 密钥 (browser)', function () {
   });
 
   it('switches to English and back', async () => {
-    const { page } = view!;
+    const { page } = view();
     const owner = await createAccount(t(), { creditLimitMicros: 100_000_000 });
     await createKey(t(), owner.token, { name: 'search-frontend', dimension: '业务线', expires_at: '2099-12-31' });
     const paused = await createKey(t(), owner.token, { name: 'finance-reports', dimension: '成本中心' });

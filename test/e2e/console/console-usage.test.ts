@@ -5,15 +5,10 @@ import { expect } from 'chai';
 import { api, createAccount, createKey, type TestAccount } from '../../support/app';
 import {
   cell,
-  closeConsole,
   login,
-  openConsole,
   row,
   screenshot,
-  startConsoleHarness,
-  stopConsoleHarness,
-  type ConsoleHarness,
-  type ConsolePage,
+  withConsoleBrowser,
 } from './console-browser';
 
 const TIERS = [
@@ -27,27 +22,7 @@ const TIERS = [
 
 describe('console: key usage view (browser)', function () {
   this.timeout(60_000);
-  let harness: ConsoleHarness | undefined;
-  let view: ConsolePage | undefined;
-
-  before(async function () {
-    harness = await startConsoleHarness(this);
-  });
-  after(async function () {
-    this.timeout(30_000);
-    await stopConsoleHarness(harness);
-  });
-  beforeEach(async function () {
-    view = await openConsole(harness!);
-  });
-  afterEach(async function () {
-    const problems = view?.problems ?? [];
-    await closeConsole(view, this.currentTest);
-    view = undefined;
-    if (this.currentTest?.state === 'passed') expect(problems, 'page errors, console errors or failed requests').to.deep.equal([]);
-  });
-
-  const t = () => harness!.t;
+  const { t, view } = withConsoleBrowser();
   const numbers = new Intl.NumberFormat('zh-CN', { maximumFractionDigits: 0 });
 
   async function callWith(secret: string, text: string): Promise<void> {
@@ -85,7 +60,7 @@ describe('console: key usage view (browser)', function () {
   }
 
   it('shows the six tiers and the same totals as REST, as a chart and a table', async () => {
-    const { page } = view!;
+    const { page } = view();
     const owner = await createAccount(t(), { creditLimitMicros: 50_000_000 });
     const { id, usage } = await keyWithUsage(owner, 'report-writer');
     const listed = (await api(t(), 'GET', '/api/v1/keys', owner.token)).body.items.find((k: any) => k.api_key_id === id);
@@ -139,7 +114,7 @@ describe('console: key usage view (browser)', function () {
   });
 
   it('marks keys suspended by the account credit limit', async () => {
-    const { page } = view!;
+    const { page } = view();
     // A limit of one micro-unit: the first call puts the account over it.
     const owner = await createAccount(t(), { creditLimitMicros: 1 });
     const key = await createKey(t(), owner.token, { name: 'over-limit' });

@@ -1,10 +1,10 @@
 // DESIGN §9: a month closes after it ends (operator CLI `settlement close
 // --account ID --month YYYY-MM`); a closed statement never changes — not when
 // late usage rows land in that month, not when a key is renamed or cancelled.
-import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { zoneMonth } from '../../../src/domain/zone-time';
 import { AppError } from '../../../src/errors';
+import { runAdmin } from '../../support/admin-cli';
 import { api, createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../../support/app';
 import { testDatabase } from '../../support/db';
 import { dataOf, gql } from '../graphql/graphql-client';
@@ -13,12 +13,6 @@ import { micros, pool, usageInput } from './billing-support';
 const TZ = 'Asia/Shanghai';
 const MONTH = '2026-10';
 const SETTLEMENT_GQL = `query($month: String!) { settlement(month: $month) { month status closedAt totalTokens totalAmount keys { apiKeyId name totalAmount } } }`;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 describe('billing: closing a settlement month (operator CLI)', function () {
   this.timeout(60_000);
@@ -31,21 +25,7 @@ describe('billing: closing a settlement month (operator CLI)', function () {
   let open: any;
   let closed: any;
 
-  function admin(...args: string[]): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', './src/compat/node20.mjs', '--import', 'tsx', 'src/cli/admin.ts', ...args], {
-        cwd: process.cwd(),
-        env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const admin = (...args: string[]) => runAdmin(databaseUrl, ...args);
 
   const statement = async (month = MONTH) => {
     const response = await api(t, 'GET', `/api/v1/settlements/${month}`, owner.token);

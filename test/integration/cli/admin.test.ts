@@ -1,16 +1,10 @@
 // The operator CLI (DESIGN §4) as an operator runs it: a child process with
 // DATABASE_URL, JSON on stdout, and its changes visible to a running gateway.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { runAdmin, type AdminRun } from '../../support/admin-cli';
 import { addUser, api, createAccount, startTestApp, type TestApp } from '../../support/app';
 import { testDatabase } from '../../support/db';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 const unique = () => randomBytes(4).toString('hex');
 
@@ -28,23 +22,9 @@ describe('operator CLI (src/cli/admin.ts)', function () {
     await t.close();
   });
 
-  function admin(...args: string[]): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', './src/compat/node20.mjs', '--import', 'tsx', 'src/cli/admin.ts', ...args], {
-        cwd: process.cwd(),
-        env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const admin = (...args: string[]) => runAdmin(databaseUrl, ...args);
 
-  function json<T = any>(run: Run): T {
+  function json<T = any>(run: AdminRun): T {
     expect(run.code, run.stderr).to.equal(0);
     return JSON.parse(run.stdout) as T;
   }
@@ -161,7 +141,7 @@ describe('operator CLI (src/cli/admin.ts)', function () {
     ];
 
     // The processes are independent: run them side by side, check them one by one.
-    const runs = new Map<string, Run>();
+    const runs = new Map<string, AdminRun>();
     before(async () => {
       const results = await Promise.all(CASES.map((c) => admin(...c.args())));
       CASES.forEach((c, i) => runs.set(c.title, results[i]!));

@@ -2,34 +2,13 @@ import { expect } from 'chai';
 import type { CanonicalEvent } from '../../../src/data-plane/canonical';
 import { AnthropicProvider } from '../../../src/providers/anthropic/anthropic.provider';
 import { freePort } from '../../support/db';
-import {
-  canonicalRequest,
-  fakeDeployment,
-  startFakeAnthropic,
-  type FakeDeploymentOptions,
-  type FakeUpstream,
-} from '../../support/fake-upstreams';
+import { canonicalRequest, fakeDeployment, startFakeAnthropic } from '../../support/fake-upstreams';
 import { collect, drain, failureOf, textOf } from '../../unit/providers/canonical-events';
+import { withFakeUpstream } from './provider-harness';
 
 describe('Anthropic provider (fake upstream over HTTP)', () => {
-  let upstream: FakeUpstream;
   const adapter = new AnthropicProvider();
-
-  beforeEach(async () => {
-    upstream = await startFakeAnthropic();
-  });
-  afterEach(async () => {
-    await upstream.close();
-  });
-
-  function call(
-    overrides: Parameters<typeof canonicalRequest>[0] = {},
-    options: FakeDeploymentOptions = {},
-    signal: AbortSignal = new AbortController().signal,
-  ): AsyncIterable<CanonicalEvent> {
-    const deployment = fakeDeployment('anthropic', { baseUrl: upstream.baseUrl, model: 'claude-x', ...options });
-    return adapter.stream({ request: canonicalRequest(overrides), deployment, signal });
-  }
+  const { upstream, call } = withFakeUpstream(adapter, 'anthropic', startFakeAnthropic, 'claude-x');
 
   it('answers a plain call and sends only the provider key', async () => {
     const response = collect(await drain(call({ system: 'Be kind.' }, { apiKey: 'sk-ant-provider' })));

@@ -1,35 +1,13 @@
 import { expect } from 'chai';
-import type { CanonicalEvent } from '../../../src/data-plane/canonical';
 import { OpenAiProvider } from '../../../src/providers/openai/openai.provider';
 import { freePort } from '../../support/db';
-import {
-  canonicalRequest,
-  fakeDeployment,
-  startFakeOpenAI,
-  type FakeDeploymentOptions,
-  type FakeUpstream,
-} from '../../support/fake-upstreams';
+import { canonicalRequest, fakeDeployment, startFakeOpenAI } from '../../support/fake-upstreams';
 import { collect, drain, failureOf, textOf } from '../../unit/providers/canonical-events';
+import { withFakeUpstream } from './provider-harness';
 
 describe('OpenAI provider (fake upstream over HTTP)', () => {
-  let upstream: FakeUpstream;
   const adapter = new OpenAiProvider();
-
-  beforeEach(async () => {
-    upstream = await startFakeOpenAI();
-  });
-  afterEach(async () => {
-    await upstream.close();
-  });
-
-  function call(
-    overrides: Parameters<typeof canonicalRequest>[0] = {},
-    options: FakeDeploymentOptions = {},
-    signal: AbortSignal = new AbortController().signal,
-  ): AsyncIterable<CanonicalEvent> {
-    const deployment = fakeDeployment('openai', { baseUrl: upstream.baseUrl, model: 'qwen-large', ...options });
-    return adapter.stream({ request: canonicalRequest(overrides), deployment, signal });
-  }
+  const { upstream, call } = withFakeUpstream(adapter, 'openai', startFakeOpenAI, 'qwen-large');
 
   it('answers a plain call with a bearer token of the provider key only', async () => {
     const response = collect(await drain(call({ system: 'Be kind.' }, { apiKey: 'sk-openai-provider' })));

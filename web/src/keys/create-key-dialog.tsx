@@ -1,14 +1,13 @@
 // 创建密钥: the form, then the new secret exactly once. The secret lives only
 // in this component's state; closing the dialog unmounts it, so it leaves the
 // DOM and nothing else holds a reference.
-import { useRef, useState, type FormEvent } from 'react';
+import { useRef, useState } from 'react';
 import { Dialog } from '../components/dialog';
-import { ErrorBanner } from '../components/error-banner';
 import { CreateApiKeyDocument } from '../gql/graphql';
-import { ApiError, type GraphqlRequest } from '../lib/graphql-client';
+import type { GraphqlRequest } from '../lib/graphql-client';
 import { DIMENSIONS, localToday } from '../lib/format';
 import { useI18n } from '../lib/i18n';
-import { KeyFormFields, type KeyFormValues, type ModelOption } from './key-form';
+import { KeyFormDialog, type KeyFormValues, type ModelOption } from './key-form';
 
 interface CreateKeyDialogProps {
   request: GraphqlRequest;
@@ -28,18 +27,11 @@ export function CreateKeyDialog({ request, models, onCreated, onClose }: CreateK
     modelScope: models.length === 1 ? [models[0]!.name] : [],
     expiresAt: null,
   });
-  const [scopeError, setScopeError] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [saving, setSaving] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    if (values.modelScope.length === 0) {
-      setScopeError(true);
-      return;
-    }
-    setScopeError(false);
+  const save = async () => {
     setSaving(true);
     setError(null);
     try {
@@ -62,34 +54,20 @@ export function CreateKeyDialog({ request, models, onCreated, onClose }: CreateK
 
   if (secret !== null) return <SecretView secret={secret} onClose={close} />;
 
-  const formId = 'create-key-form';
   return (
-    <Dialog
+    <KeyFormDialog
       title={t('create.title')}
+      formId="create-key-form"
+      submitLabel={t('create.submit')}
+      values={values}
+      onChange={setValues}
+      models={models}
+      minDate={localToday()}
+      error={error}
+      saving={saving}
+      onSubmit={save}
       onClose={close}
-      footer={
-        <>
-          <button type="button" className="button" onClick={close}>
-            {t('form.cancel')}
-          </button>
-          <button type="submit" form={formId} className="button button-primary" disabled={saving}>
-            {saving ? t('form.saving') : t('create.submit')}
-          </button>
-        </>
-      }
-    >
-      <form id={formId} onSubmit={(event) => void submit(event)}>
-        <ErrorBanner error={error} />
-        <KeyFormFields
-          values={values}
-          onChange={setValues}
-          models={models}
-          minDate={localToday()}
-          scopeError={scopeError}
-          invalidField={error instanceof ApiError ? error.field : undefined}
-        />
-      </form>
-    </Dialog>
+    />
   );
 }
 

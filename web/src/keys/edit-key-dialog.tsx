@@ -1,12 +1,10 @@
 // 编辑: name, dimension, model scope and expiry. Only changed fields are
 // sent, so an untouched past expiry of an expired key is not re-validated.
-import { useState, type FormEvent } from 'react';
-import { Dialog } from '../components/dialog';
-import { ErrorBanner } from '../components/error-banner';
+import { useState } from 'react';
 import { UpdateApiKeyDocument, type KeyRowFragment, type UpdateApiKeyInput } from '../gql/graphql';
-import { ApiError, type GraphqlRequest } from '../lib/graphql-client';
+import type { GraphqlRequest } from '../lib/graphql-client';
 import { useI18n } from '../lib/i18n';
-import { KeyFormFields, type KeyFormValues, type ModelOption } from './key-form';
+import { KeyFormDialog, type KeyFormValues, type ModelOption } from './key-form';
 
 interface EditKeyDialogProps {
   request: GraphqlRequest;
@@ -35,19 +33,12 @@ export function EditKeyDialog({ request, apiKey, models, onSaved, onClose }: Edi
     modelScope: [...apiKey.modelScope],
     expiresAt: apiKey.expiresAt,
   });
-  const [scopeError, setScopeError] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [saving, setSaving] = useState(false);
   // A scope may name a model the catalog no longer lists; keep it visible.
   const options = [...models, ...apiKey.modelScope.filter((name) => !models.some((m) => m.name === name)).map((name) => ({ name, displayName: name }))];
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    if (values.modelScope.length === 0) {
-      setScopeError(true);
-      return;
-    }
-    setScopeError(false);
+  const save = async () => {
     const input = changedFields(apiKey, values);
     if (Object.keys(input).length === 0) {
       onClose();
@@ -64,32 +55,18 @@ export function EditKeyDialog({ request, apiKey, models, onSaved, onClose }: Edi
     }
   };
 
-  const formId = 'edit-key-form';
   return (
-    <Dialog
+    <KeyFormDialog
       title={t('edit.title', { name: apiKey.name })}
+      formId="edit-key-form"
+      submitLabel={t('form.save')}
+      values={values}
+      onChange={setValues}
+      models={options}
+      error={error}
+      saving={saving}
+      onSubmit={save}
       onClose={onClose}
-      footer={
-        <>
-          <button type="button" className="button" onClick={onClose}>
-            {t('form.cancel')}
-          </button>
-          <button type="submit" form={formId} className="button button-primary" disabled={saving}>
-            {saving ? t('form.saving') : t('form.save')}
-          </button>
-        </>
-      }
-    >
-      <form id={formId} onSubmit={(event) => void submit(event)}>
-        <ErrorBanner error={error} />
-        <KeyFormFields
-          values={values}
-          onChange={setValues}
-          models={options}
-          scopeError={scopeError}
-          invalidField={error instanceof ApiError ? error.field : undefined}
-        />
-      </form>
-    </Dialog>
+    />
   );
 }

@@ -1,6 +1,11 @@
-// The fields a key is made of, shared by the create and edit dialogs.
-import { useId } from 'react';
+// The form a key is made of, shared by the create and edit dialogs: its
+// fields, and the dialog around them that checks the model scope before it
+// lets a save through.
+import { useId, useState, type FormEvent } from 'react';
+import { Dialog } from '../components/dialog';
+import { ErrorBanner } from '../components/error-banner';
 import { DIMENSIONS, dimensionKey, localToday } from '../lib/format';
+import { ApiError } from '../lib/graphql-client';
 import { useI18n } from '../lib/i18n';
 
 /** Unticking 永不过期 proposes this many days from today. */
@@ -127,5 +132,68 @@ export function KeyFormFields({ values, onChange, models, minDate, scopeError, i
         </div>
       </fieldset>
     </div>
+  );
+}
+
+interface KeyFormDialogProps {
+  title: string;
+  /** The form element's id, which the footer's submit button points at. */
+  formId: string;
+  /** The submit button's label while no save is running. */
+  submitLabel: string;
+  values: KeyFormValues;
+  onChange(values: KeyFormValues): void;
+  models: readonly ModelOption[];
+  /** Earliest selectable expiry (create only: an edit may keep a past date). */
+  minDate?: string;
+  /** The last failed save: shown above the fields, and the field the server named is marked. */
+  error: unknown;
+  saving: boolean;
+  /** A submit with at least one model chosen; with none, the form says so and this is not called. */
+  onSubmit(): Promise<void>;
+  onClose(): void;
+}
+
+export function KeyFormDialog({ title, formId, submitLabel, values, onChange, models, minDate, error, saving, onSubmit, onClose }: KeyFormDialogProps) {
+  const { t } = useI18n();
+  const [scopeError, setScopeError] = useState(false);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (values.modelScope.length === 0) {
+      setScopeError(true);
+      return;
+    }
+    setScopeError(false);
+    void onSubmit();
+  };
+
+  return (
+    <Dialog
+      title={title}
+      onClose={onClose}
+      footer={
+        <>
+          <button type="button" className="button" onClick={onClose}>
+            {t('form.cancel')}
+          </button>
+          <button type="submit" form={formId} className="button button-primary" disabled={saving}>
+            {saving ? t('form.saving') : submitLabel}
+          </button>
+        </>
+      }
+    >
+      <form id={formId} onSubmit={submit}>
+        <ErrorBanner error={error} />
+        <KeyFormFields
+          values={values}
+          onChange={onChange}
+          models={models}
+          minDate={minDate}
+          scopeError={scopeError}
+          invalidField={error instanceof ApiError ? error.field : undefined}
+        />
+      </form>
+    </Dialog>
   );
 }

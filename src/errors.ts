@@ -1,5 +1,6 @@
 // One error family for the whole service. Each transport (REST, GraphQL,
 // Anthropic form, OpenAI form) maps an AppError exactly once.
+import { isDatabaseUnavailable } from './db/db-errors';
 
 export type ErrorKind =
   | 'invalid_request'
@@ -64,8 +65,16 @@ export const notFound = (code: string, message: string): AppError => new AppErro
 export const conflict = (code: string, message: string, field?: string): AppError =>
   new AppError('conflict', code, message, field === undefined ? {} : { field });
 
-/** Anything that is not an AppError becomes an opaque 500: no stack, no SQL. */
+/** The database cannot be reached: a 503 the caller may retry, on every transport. */
+export const databaseUnavailable = (cause: unknown): AppError =>
+  new AppError('unavailable', 'database_unavailable', 'The gateway cannot reach its database right now; retry shortly', {
+    cause,
+    headers: { 'retry-after': '1' },
+  });
+
+/** Anything that is not an AppError becomes an opaque 500 (no stack, no SQL), or a 503 when the database is unreachable. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) return databaseUnavailable(error);
   return new AppError('internal', 'internal_error', 'Internal server error', { cause: error });
 }

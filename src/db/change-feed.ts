@@ -73,14 +73,21 @@ export class ChangeFeed {
       if (!set) return;
       for (const handler of set) handler(msg.payload ?? '');
     });
+    let lost = false;
     client.on('error', (error) => {
+      lost = true;
       this.logger.warn({ err: error.message }, 'change feed connection failed');
       this.scheduleReconnect(client);
     });
-    client.on('end', () => this.scheduleReconnect(client));
+    client.on('end', () => {
+      lost = true;
+      this.scheduleReconnect(client);
+    });
     try {
       await client.connect();
       for (const channel of Object.values(CHANNELS)) await client.query(`listen ${channel}`);
+      // Lost before it became the live connection: nobody would notice, so count it as a failed attempt.
+      if (lost) throw new Error('change feed connection lost while starting');
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;

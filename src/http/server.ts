@@ -1,13 +1,29 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { newId } from '../db/ids';
+import { AppError } from '../errors';
+
+/** Answers a request no route can take, in the error form of the surface its path belongs to. */
+export type UnroutableHandler = (request: FastifyRequest, reply: FastifyReply, error: AppError) => void;
+
+export interface ServerOptions {
+  /** Malformed URLs and over-long path parameters, refused by the router before any route or hook runs. */
+  onUnroutable?: UnroutableHandler;
+}
+
+function frameworkAppError(error: FastifyError): AppError {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new AppError('invalid_request', 'path_parameter_too_long', 'A path parameter is too long', { status: 414 });
+  }
+  return new AppError('invalid_request', 'malformed_url', 'The request URL is not valid (bad percent-encoding)');
+}
 
 /**
  * The HTTP server: one request id per request (`req_…`), echoed as
  * `request-id` (Anthropic form) and `x-request-id` (OpenAI form) on every
  * reply and bound to every log line of the request.
  */
-export function createServer(logger: Logger): FastifyInstance {
+export function createServer(logger: Logger, options: ServerOptions = {}): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: () => newId('req'),
@@ -17,6 +33,14 @@ export function createServer(logger: Logger): FastifyInstance {
     // Official clients add `?beta=true`; routes match on the path only.
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: false,
+    // Without this Fastify answers these in its own body shape, skipping the hooks (no request-id either).
+    frameworkErrors: (error, request, reply) => {
+      const answer = reply as FastifyReply;
+      void answer.header('request-id', request.id).header('x-request-id', request.id);
+      const appError = frameworkAppError(error);
+      if (options.onUnroutable) options.onUnroutable(request, answer, appError);
+      else void answer.code(appError.status).send({ error: { code: appError.code, message: appError.message } });
+    },
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('request-id', request.id);

@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { loggerOptions } from '../../src/logger';
 import { builtinCatalog, parseCatalog } from '../../src/routing/catalog';
 import type { Catalog } from '../../src/routing/catalog.types';
+import type { Database } from '../../src/db/database';
 import { testDatabase } from './db';
 
 export interface TestApp {
@@ -22,10 +23,12 @@ export interface TestApp {
 export interface TestAppOptions {
   catalog?: Catalog | unknown;
   env?: Record<string, string>;
+  /** A database of the test's own (e.g. one it stops and starts); default: the run's shared one. */
+  database?: Database;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await testDatabase();
+  const database = options.database ?? (await testDatabase());
   const config = loadConfig({ LOG_LEVEL: 'info', PORT: '0', ...options.env });
   const logs: string[] = [];
   const sink = new Writable({

@@ -5,12 +5,15 @@ import { fromFastify } from '../../control-plane/rest/rest-errors';
 import type { AuthenticatedKey, KeyAuthenticator } from '../key-auth';
 import type { CallContext, Pipeline } from '../pipeline';
 import type { ProtocolForm } from '../canonical';
+import type { HttpDrain } from '../../http/drain';
 import { errorFormFor } from './error-envelopes';
 import { sendError, type FormCodec } from './serve-call';
 
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey: AuthenticatedKey | null;
+    /** The server's drain, so a call can be cut when the shutdown grace period runs out. */
+    readonly drain: HttpDrain | null;
   }
 }
 
@@ -19,6 +22,7 @@ export interface DataPlaneDeps {
   keyAuth: KeyAuthenticator;
   pipeline: Pipeline;
   handlers: Record<string, OperationHandler>;
+  drain: HttpDrain;
 }
 
 export function authenticatedKey(request: FastifyRequest): AuthenticatedKey {
@@ -26,10 +30,22 @@ export function authenticatedKey(request: FastifyRequest): AuthenticatedKey {
   return request.apiKey;
 }
 
-/** Per-call context; the AbortSignal fires when the client goes away before the reply is done. */
+/**
+ * Per-call context. The AbortSignal fires when the client goes away before the
+ * reply is done, or with a `shutting_down` AppError as its reason when the
+ * gateway's shutdown grace period runs out while the call is still running.
+ */
 export function callContext(request: FastifyRequest, reply: FastifyReply, form: ProtocolForm): CallContext {
   const controller = new AbortController();
+  const unsubscribe = request.drain?.onCut(() =>
+    controller.abort(
+      new AppError('unavailable', 'shutting_down', 'The gateway is shutting down and cut this call at the end of its grace period; retry it', {
+        headers: { 'retry-after': '1' },
+      }),
+    ),
+  );
   reply.raw.once('close', () => {
+    unsubscribe?.();
     if (!reply.raw.writableFinished) controller.abort();
   });
   return { requestId: request.id, key: authenticatedKey(request), form, signal: controller.signal, startedAt: Date.now() };
@@ -40,6 +56,9 @@ export type { FormCodec };
 export async function installDataPlane(server: FastifyInstance, deps: DataPlaneDeps): Promise<void> {
   await server.register(async (scope) => {
     scope.decorateRequest('apiKey', null);
+    // The data plane speaks JSON only: a text/plain body is a 415, not a string handed to the decoders.
+    scope.removeContentTypeParser('text/plain');
+    scope.decorateRequest('drain', { getter: () => deps.drain });
     // Authenticate before validating: an anonymous caller learns nothing about the schema.
     scope.addHook('preHandler', async (request) => {
       request.apiKey = await deps.keyAuth.authenticate(request.headers);

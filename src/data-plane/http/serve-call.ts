@@ -38,15 +38,24 @@ function write(reply: FastifyReply, chunk: string): Promise<void> {
   });
 }
 
+/** The gateway's own reason for aborting a call (e.g. shutting down), as opposed to the client leaving. */
+export function gatewayCut(call: Call): AppError | undefined {
+  const reason: unknown = call.signal.aborted ? call.signal.reason : undefined;
+  return reason instanceof AppError ? reason : undefined;
+}
+
 async function servePlain(call: Call, codec: FormCodec, reply: FastifyReply): Promise<void> {
   const collector = new ResponseCollector();
   try {
     for await (const e of call.events()) collector.push(e);
   } catch (error) {
-    const status = error instanceof UpstreamError && error.failure === 'aborted' ? 'client_aborted' : 'upstream_error';
-    await call.finish(status, error instanceof UpstreamError ? error.failure : 'internal');
-    if (status === 'client_aborted') return;
-    throw new AppError('upstream', 'upstream_failed', `the upstream failed while answering: ${(error as Error).message}`);
+    const cut = gatewayCut(call);
+    if (error instanceof UpstreamError && error.failure === 'aborted' && !cut) {
+      await call.finish('client_aborted', 'client_aborted');
+      return;
+    }
+    await call.finish('upstream_error', cut?.code ?? (error instanceof UpstreamError ? error.failure : 'internal'));
+    throw cut ?? new AppError('upstream', 'upstream_failed', `the upstream failed while answering: ${(error as Error).message}`);
   }
   // The usage record is committed before the reply is sent.
   const usage = await call.finish(call.stopReason === 'refusal' ? 'blocked' : 'ok');
@@ -88,13 +97,15 @@ async function serveStream(call: Call, codec: FormCodec, reply: FastifyReply, re
       await write(reply, writer.event(e));
     }
   } catch (error) {
-    if (error instanceof UpstreamError && error.failure === 'aborted') {
+    // Cut by the gateway (grace period over): the client is still listening, so it is told why.
+    const cut = gatewayCut(call);
+    if (error instanceof UpstreamError && error.failure === 'aborted' && !cut) {
       await call.finish('client_aborted', 'client_aborted').catch(() => undefined);
       return;
     }
     const appError =
-      error instanceof UpstreamError ? new AppError('upstream', 'upstream_failed', `the upstream failed mid-stream: ${error.message}`) : toAppError(error);
-    await call.finish('upstream_error', error instanceof UpstreamError ? error.failure : appError.code).catch(() => undefined);
+      cut ?? (error instanceof UpstreamError ? new AppError('upstream', 'upstream_failed', `the upstream failed mid-stream: ${error.message}`) : toAppError(error));
+    await call.finish('upstream_error', cut?.code ?? (error instanceof UpstreamError ? error.failure : appError.code)).catch(() => undefined);
     if (!started) await write(reply, writer.start(call.usageSoFar()));
     await write(reply, writer.error(appError));
   } finally {

@@ -1,36 +1,10 @@
 // Every answered call is billed exactly once, even when the gateway process
 // is killed with SIGKILL under load: the usage record is committed before the
 // reply completes (group commit), so a 200 the client saw implies a record.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { freePort, testDatabase } from '../../support/db';
-
-const ROOT = new URL('../../../', import.meta.url);
-
-function startGateway(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', './src/compat/node20.mjs', '--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-    detached: true,
-  });
-}
-
-async function waitReady(base: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}`);
-    try {
-      const response = await fetch(`${base}/readyz`);
-      if (response.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('gateway did not become ready');
-}
+import { killGateway, startGateway, waitReady } from '../../support/gateway-process';
 
 describe('durability: kill -9 under load', function () {
   this.timeout(120_000);
@@ -41,9 +15,9 @@ describe('durability: kill -9 under load', function () {
     const base = `http://127.0.0.1:${port}`;
     const token = `tsxs_test_${randomBytes(16).toString('hex')}`;
     const env = { DATABASE_URL: db.url, PORT: String(port), GATEWAY_BOOTSTRAP_TOKEN: token };
-    let child = startGateway(env);
+    let gateway = startGateway(env);
     try {
-      await waitReady(base, child);
+      await waitReady(base, gateway);
       const created = await fetch(`${base}/api/v1/keys`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -73,7 +47,7 @@ describe('durability: kill -9 under load', function () {
       const workers = Array.from({ length: 16 }, worker);
       // Kill once a good number of calls have been answered, mid-flight.
       while (answered.length < 150) await new Promise((r) => setTimeout(r, 20));
-      process.kill(-child.pid!, 'SIGKILL');
+      killGateway(gateway);
       killed = true;
       await Promise.all(workers);
       expect(answered.length).to.be.greaterThan(100);
@@ -89,10 +63,10 @@ describe('durability: kill -9 under load', function () {
       process.stdout.write(`      answered ${answered.length} calls, ${failed} cut by the kill, ${recorded.size} records\n`);
 
       // It comes back by itself on the same database.
-      child = startGateway(env);
-      await waitReady(base, child);
+      gateway = startGateway(env);
+      await waitReady(base, gateway);
     } finally {
-      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      killGateway(gateway);
     }
   });
 });

@@ -1,4 +1,6 @@
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { newId } from '../db/ids';
 import { AppError } from '../errors';
@@ -27,8 +29,7 @@ export function createServer(logger: Logger, options: ServerOptions = {}): Fasti
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: () => newId('req'),
-    requestIdLogLabel: 'request_id',
-    disableRequestLogging: true,
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: 20 * 1024 * 1024,
     // Official clients add `?beta=true`; routes match on the path only.
     routerOptions: { ignoreTrailingSlash: true },

@@ -6,6 +6,11 @@ import { conflict, invalid, notFound } from '../errors';
 import { PRICE_TIERS, type Catalog, type PriceTier } from '../routing/catalog.types';
 import type { CreditMonitor } from './credit-monitor';
 import { formatMicros } from './decimal';
+import { usageItem, type UsageItem, type UsageRow } from './usage-item';
+
+// Re-exported so callers (the REST export, the GraphQL mapper, tests) keep one import for usage.
+export { CSV_HEADER, csvRow } from './usage-csv';
+export type { UsageItem } from './usage-item';
 
 // Every view here is a sum of stored per-call integers (tokens, micro-units),
 // read from the same rows: per-key usage, usage detail, the CSV export and
@@ -27,23 +32,6 @@ export interface KeyUsage {
   tiers: TierLine[];
   total_tokens: number;
   total_amount: string;
-}
-
-export interface UsageItem {
-  request_id: string;
-  api_key_id: string;
-  model: string;
-  routed_model: string | null;
-  provider: string | null;
-  form: string;
-  stream: boolean;
-  thinking: boolean;
-  status: string;
-  route_tier: string | null;
-  tiers: Record<PriceTier, number>;
-  total_tokens: number;
-  amount: string;
-  created_at: string;
 }
 
 /** One page of usage detail; the totals cover the whole filtered range, not just the page. */
@@ -342,74 +330,4 @@ export class UsageQueryService {
 interface ExportCursor {
   at: string;
   id: string;
-}
-
-interface UsageRow {
-  id: string;
-  request_id: string;
-  api_key_id: string;
-  model: string;
-  routed_model: string | null;
-  provider: string | null;
-  form: string;
-  stream: boolean;
-  thinking: boolean;
-  status: string;
-  route_tier: string | null;
-  price_tier: 'thinking' | 'no_thinking';
-  tokens_input_cache_hit: number;
-  tokens_input_cache_miss: number;
-  tokens_output: number;
-  total_tokens: number;
-  amount_micros: number;
-  created_at: Date;
-}
-
-function usageItem(r: UsageRow): UsageItem {
-  const tiers = Object.fromEntries(PRICE_TIERS.map((t) => [t, 0])) as Record<PriceTier, number>;
-  tiers[`${r.price_tier}.input_cache_hit`] = r.tokens_input_cache_hit;
-  tiers[`${r.price_tier}.input_cache_miss`] = r.tokens_input_cache_miss;
-  tiers[`${r.price_tier}.output`] = r.tokens_output;
-  return {
-    request_id: r.request_id,
-    api_key_id: r.api_key_id,
-    model: r.model,
-    routed_model: r.routed_model,
-    provider: r.provider,
-    form: r.form,
-    stream: r.stream,
-    thinking: r.thinking,
-    status: r.status,
-    route_tier: r.route_tier,
-    tiers,
-    total_tokens: r.total_tokens,
-    amount: formatMicros(r.amount_micros),
-    created_at: r.created_at.toISOString(),
-  };
-}
-
-export const CSV_HEADER = ['request_id', 'created_at', 'api_key_id', 'model', 'routed_model', 'form', 'stream', 'thinking', 'status', ...PRICE_TIERS, 'total_tokens', 'amount'];
-
-export function csvRow(item: UsageItem): string {
-  const cells = [
-    item.request_id,
-    item.created_at,
-    item.api_key_id,
-    item.model,
-    item.routed_model ?? '',
-    item.form,
-    String(item.stream),
-    String(item.thinking),
-    item.status,
-    ...PRICE_TIERS.map((t) => String(item.tiers[t])),
-    String(item.total_tokens),
-    item.amount,
-  ];
-  return `${cells.map(csvCell).join(',')}\n`;
-}
-
-function csvCell(value: string): string {
-  // Also defuses spreadsheet formulas (=, +, -, @) in model names.
-  const safe = /^[=+\-@]/.test(value) ? `'${value}` : value;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { BUILT_IN_RULES, DEFAULT_POLICY_BY_CATEGORY, isPolicyKey } from '../guardrails/guardrail-policy';
 import { parseDecimal } from '../metering/decimal';
 import { builtinCatalogJson } from './builtin-catalog';
+import { at, Reader, suggestion, type CatalogIssue, type Json } from './catalog-reader';
 import { DEFAULT_BREAKER } from './circuit-breaker';
 import {
   PRICE_TIERS,
@@ -24,15 +25,12 @@ import {
   type Tier,
   type UnifyFactors,
 } from './catalog.types';
+import { jsonErrorOffset, lineAndColumn } from './json-position';
+
+// CatalogError's issue type stays importable from here, where CatalogError is.
+export type { CatalogIssue } from './catalog-reader';
 
 type Env = Readonly<Record<string, string | undefined>>;
-type Json = Record<string, unknown>;
-
-export interface CatalogIssue {
-  /** JSON-pointer-ish location, e.g. `models[0].routes.standard[1].provider`; '' for the whole file. */
-  path: string;
-  message: string;
-}
 
 /** Every problem of one catalog, one line each: `<source>: <path>: <message>`. */
 export class CatalogError extends Error {
@@ -68,98 +66,6 @@ const MODEL_NAME = /^[a-zA-Z0-9._:-]+$/;
 const PROVIDER_NAME = /^[a-zA-Z0-9._-]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** `prices` + `"thinking.output"` → `prices["thinking.output"]`; `providers` + `sim` → `providers.sim`. */
-function at(path: string, key: string | number): string {
-  if (typeof key === 'number') return `${path}[${key}]`;
-  if (!IDENTIFIER.test(key)) return `${path}[${JSON.stringify(key)}]`;
-  return path === '' ? key : `${path}.${key}`;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
-function suggestion(word: string, candidates: readonly string[]): string {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of candidates) {
-    const distance = editDistance(word, candidate);
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
-  }
-  return best === undefined ? '' : ` (did you mean "${best}"?)`;
-}
-
-/** Collects issues while reading; readers return undefined for absent or bad values. */
-class Reader {
-  readonly issues: CatalogIssue[] = [];
-
-  fail(path: string, message: string): undefined {
-    this.issues.push({ path, message });
-    return undefined;
-  }
-
-  object(value: unknown, path: string, allowed?: readonly string[]): Json | undefined {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return this.fail(path, 'must be an object');
-    const json = value as Json;
-    // `x-…` and `_comment…` keys are the operator's notes; anything else unknown is a typo.
-    if (allowed !== undefined) {
-      for (const key of Object.keys(json)) {
-        if (allowed.includes(key) || key.startsWith('x-') || key.startsWith('_comment')) continue;
-        this.fail(at(path, key), `unknown key${suggestion(key, allowed)}; allowed: ${allowed.join(', ')}`);
-      }
-    }
-    return json;
-  }
-
-  array(value: unknown, path: string): unknown[] | undefined {
-    return Array.isArray(value) ? value : this.fail(path, 'must be an array');
-  }
-
-  string(json: Json, key: string, path: string, pattern?: RegExp, hint?: string): string | undefined {
-    const value = json[key];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'string' || value.trim() === '') return this.fail(at(path, key), 'must be a non-empty string');
-    if (pattern !== undefined && !pattern.test(value)) return this.fail(at(path, key), `${hint ?? 'is invalid'}, got ${JSON.stringify(value)}`);
-    return value;
-  }
-
-  required<T>(value: T | undefined, json: Json, key: string, path: string): T | undefined {
-    if (value === undefined && json[key] === undefined) this.fail(at(path, key), 'is required');
-    return value;
-  }
-
-  integer(json: Json, key: string, path: string, min: number, max: number): number | undefined {
-    const value = json[key];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      return this.fail(at(path, key), `must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
-    }
-    return value;
-  }
-
-  /** A decimal (JSON number or string) checked by `accept`, which returns an error text or ''. */
-  decimal(value: unknown, path: string, accept: (decimal: Decimal) => string): Decimal | undefined {
-    if (typeof value !== 'number' && typeof value !== 'string') return this.fail(path, 'must be a decimal number or string');
-    try {
-      const decimal = parseDecimal(value);
-      const problem = accept(decimal);
-      return problem === '' ? decimal : this.fail(path, problem);
-    } catch (error) {
-      return this.fail(path, (error as Error).message);
-    }
-  }
-}
 
 function parsePrices(r: Reader, value: unknown): Record<PriceTier, Decimal> | undefined {
   if (value === undefined) return r.fail('prices', `is required (all six tiers: ${PRICE_TIERS.join(', ')})`);
@@ -466,73 +372,6 @@ export function parseCatalog(json: unknown, env: Env, source: string): Catalog {
 /** The catalog `npm start` uses without GATEWAY_CATALOG: mock models, plus real upstreams whose keys are set. */
 export function builtinCatalog(env: Env): Catalog {
   return parseCatalog(builtinCatalogJson(env), env, 'built-in catalog');
-}
-
-/**
- * Offset of the first syntax error in `text`. JSON.parse on Node 20 does not
- * always say where it failed ("Unexpected token '}', ... is not valid JSON"),
- * and an operator editing a file needs a line and column.
- */
-function jsonErrorOffset(text: string): number {
-  let i = 0;
-  const stop = new Error('stop');
-  const space = (): void => {
-    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
-  };
-  const expect = (char: string): void => {
-    space();
-    if (text[i] !== char) throw stop;
-    i++;
-  };
-  const string = (): void => {
-    expect('"');
-    for (;;) {
-      const char = text[i];
-      if (char === undefined || char < ' ') throw stop;
-      if (char === '"') return void i++;
-      if (char === '\\') {
-        if (text[i + 1] === 'u' ? !/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6)) : !'"\\/bfnrt'.includes(text[i + 1] ?? 'x')) throw stop;
-        i += text[i + 1] === 'u' ? 6 : 2;
-      } else i++;
-    }
-  };
-  const value = (): void => {
-    space();
-    const char = text[i];
-    if (char === '{' || char === '[') {
-      const close = char === '{' ? '}' : ']';
-      i++;
-      space();
-      if (text[i] === close) return void i++;
-      for (;;) {
-        if (close === '}') {
-          string();
-          expect(':');
-        }
-        value();
-        space();
-        if (text[i] === ',') i++;
-        else return expect(close);
-      }
-    }
-    if (char === '"') return string();
-    const literal = /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?|true|false|null/y;
-    literal.lastIndex = i;
-    if (!literal.test(text)) throw stop;
-    i = literal.lastIndex;
-  };
-  try {
-    value();
-    space();
-    return i < text.length ? i : text.length;
-  } catch {
-    return i;
-  }
-}
-
-function lineAndColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset).split('\n');
-  return `line ${before.length}, column ${before.at(-1)!.length + 1}`;
 }
 
 /** Reads and validates a catalog file, or returns the built-in catalog when no path is configured. */

@@ -3,13 +3,13 @@ import { CHANNELS, notifyChange } from '../../db/change-feed';
 import { ApiKeySchema, type ApiKey } from '../../db/entities/api-key.entity';
 import type { AuditChanges } from '../../db/entities/audit-event.entity';
 import { newId } from '../../db/ids';
-import { conflict, invalid, notFound } from '../../errors';
+import { conflict, notFound } from '../../errors';
 import { assertCanMutate, type Actor } from '../actor';
 import type { AccountService, AccountView } from '../accounts/account.service';
 import type { AuditService } from '../audit/audit.service';
 import { zoneDate, zoneDateTime } from '../zone-time';
 import { generateSecret, hashSecret, secretHint } from './key-secret';
-import { parseCreateInput, parseUpdateInput, DIMENSIONS, type Dimension, type KeyFields, type ValidationContext } from './key-input';
+import { parseCreateInput, parseUpdateInput, type Dimension, type KeyFields, type ValidationContext } from './key-input';
 import { effectiveStatus, type KeyStatus, type SuspendedReason } from './key-status';
 
 export interface KeyView {
@@ -65,6 +65,13 @@ export interface ModelDirectory {
   names(): string[];
 }
 
+/** What reading a key's state needs: the account (zone), today there, and its credit state. */
+interface KeyContext {
+  account: AccountView;
+  today: string;
+  overLimit: boolean;
+}
+
 const SORT_FIELD = {
   created_at: 'createdAt',
   last_used_at: 'lastUsedAt',
@@ -84,7 +91,7 @@ export class ApiKeyService {
     private readonly onCommitted: (keyId: string) => void = () => undefined,
   ) {}
 
-  private async context(actor: Actor): Promise<{ account: AccountView; today: string; overLimit: boolean }> {
+  private async context(actor: Actor): Promise<KeyContext> {
     const account = await this.accounts.get(actor.accountId);
     return { account, today: zoneDate(account.timezone), overLimit: await this.credit.isOverLimit(account) };
   }
@@ -93,7 +100,7 @@ export class ApiKeyService {
     return { today, isKnownModel: (n) => this.models.has(n), knownModels: () => this.models.names() };
   }
 
-  private view(key: ApiKey, ctx: { account: AccountView; today: string; overLimit: boolean }): KeyView {
+  private view(key: ApiKey, ctx: KeyContext): KeyView {
     const { status, suspendedReason } = effectiveStatus({
       stored: key.status,
       expiresAt: key.expiresAt ?? null,
@@ -210,8 +217,7 @@ export class ApiKeyService {
   }
 
   async resume(actor: Actor, id: string): Promise<KeyView> {
-    const ctx = await this.context(actor);
-    return this.transition(actor, id, 'key.resume', (key) => {
+    return this.transition(actor, id, 'key.resume', (key, ctx) => {
       if (key.status === 'cancelled') throw conflict('key_cancelled', 'a cancelled key cannot be resumed');
       if (key.status === 'active' && ctx.overLimit) {
         throw conflict('credit_limit_reached', 'the key is suspended by the account credit limit; the operator must raise the limit');
@@ -229,13 +235,13 @@ export class ApiKeyService {
     actor: Actor,
     id: string,
     action: string,
-    next: (key: ApiKey) => 'active' | 'suspended' | 'cancelled',
+    next: (key: ApiKey, ctx: KeyContext) => 'active' | 'suspended' | 'cancelled',
   ): Promise<KeyView> {
     assertCanMutate(actor);
     const ctx = await this.context(actor);
     const key = await this.mutate(actor, async (em) => {
       const key = await this.lockKey(em, actor, id);
-      const to = next(key);
+      const to = next(key, ctx);
       if (to === key.status) return key; // idempotent: no write, no audit event
       // The audit trail shows the states the console showed (an expired key
       // reads `expired`, not its stored `active`), so derive both sides.
@@ -307,9 +313,4 @@ function changesOf(before: Partial<KeyFields>, after: Partial<KeyFields>): Audit
     if (JSON.stringify(from) !== JSON.stringify(to)) out[WIRE_NAMES[field]] = { from, to };
   }
   return out;
-}
-
-export function parseDimension(value: string, field = 'dimension'): Dimension {
-  if (!(DIMENSIONS as readonly string[]).includes(value)) throw invalid(field, `${field} must be one of ${DIMENSIONS.join(', ')}`);
-  return value as Dimension;
 }

@@ -9,8 +9,6 @@ const CHECK = 6;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SHAPE = /^tsxt-[0-9A-Za-z]{46}$/;
 
-export const SECRET_LENGTH = PREFIX.length + BODY + CHECK;
-
 function checksum(head: string): string {
   const digest = createHash('sha256').update(head).digest();
   let n = digest.readUInt32BE(0) * 0x10000 + digest.readUInt16BE(4);

@@ -79,12 +79,11 @@ export type CanonicalEvent =
   | { type: 'usage'; usage: Partial<UpstreamUsage> }
   | { type: 'message_stop'; stopReason: StopReason; stopSequence?: string | null };
 
-/** A whole (non-streamed) answer, as collected from events. */
+/** A whole (non-streamed) answer, as collected from events; its usage is the metered one. */
 export interface CanonicalResponse {
   id: string;
   model: string;
   content: CanonicalContent[];
   stopReason: StopReason;
   stopSequence: string | null;
-  usage: UpstreamUsage;
 }

@@ -4,7 +4,7 @@
 import { encode } from 'gpt-tokenizer';
 import type { Logger } from 'pino';
 import { AppError } from '../errors';
-import type { Guardrails } from '../guardrails/guardrail-engine';
+import { GuardrailBlockedError, type Guardrails } from '../guardrails/guardrail-engine';
 import { priceCall, responseUsage, unifyUsage, type ResponseUsage } from '../metering/tiers';
 import type { UsageRecorder, UsageStatus } from '../metering/usage-recorder';
 import { UpstreamError, type ProviderAdapter } from '../providers/provider';
@@ -60,7 +60,6 @@ export class Call {
   private firstEventAt: number | null = null;
   stopReason: StopReason | null = null;
   stopSequence: string | null = null;
-  upstreamId = '';
 
   constructor(
     private readonly deps: PipelineDeps,
@@ -94,7 +93,6 @@ export class Call {
     } else if (e.type === 'message_stop') this.complete = true;
     else if (e.type === 'text_delta' || e.type === 'thinking_delta') this.producedText += e.text;
     else if (e.type === 'tool_input_delta') this.producedText += e.partialJson;
-    else if (e.type === 'message_start') this.upstreamId = e.id;
   }
 
   /** Events after output guardrails; `message_stop` ends the stream. */
@@ -125,11 +123,6 @@ export class Call {
     return responseUsage(unifyUsage(this.raw, this.route.deployment.unify, this.route.thinking));
   }
 
-  /** Cancels the upstream call (client gone, or output blocked). */
-  async cancel(): Promise<void> {
-    await this.rest.return?.().catch(() => undefined);
-  }
-
   finish(status: UsageStatus, errorCode: string | null = null): Promise<ResponseUsage> {
     this.finished ??= this.meter(status, errorCode);
     return this.finished;
@@ -146,19 +139,13 @@ export class Call {
     const hits = { ...this.inputHits };
     for (const [rule, n] of Object.entries(this.filter.hits)) hits[rule] = (hits[rule] ?? 0) + n;
     await this.deps.recorder.record({
-      requestId: this.ctx.requestId,
-      accountId: this.ctx.key.account.id,
-      accountTimezone: this.ctx.key.account.timezone,
-      apiKeyId: this.ctx.key.keyId,
-      form: this.ctx.form,
-      model: this.request.model,
+      ...callIdentity(this.ctx, this.request),
       routedModel: this.route.deployment.model,
       provider: this.route.deployment.provider.name,
       routeTier: this.route.tier,
       routeScore: this.route.score,
       routeReasons: this.route.reasons,
       thinking: this.route.thinking,
-      stream: this.request.stream,
       status,
       errorCode,
       raw: this.raw,
@@ -170,6 +157,19 @@ export class Call {
     });
     return responseUsage(tokens);
   }
+}
+
+/** The part of a usage record that says whose call it was, answered or not. */
+function callIdentity(ctx: CallContext, request: CanonicalRequest) {
+  return {
+    requestId: ctx.requestId,
+    accountId: ctx.key.account.id,
+    accountTimezone: ctx.key.account.timezone,
+    apiKeyId: ctx.key.keyId,
+    form: ctx.form,
+    model: request.model,
+    stream: request.stream,
+  };
 }
 
 export class Pipeline {
@@ -196,7 +196,7 @@ export class Pipeline {
     try {
       checked = guardrails.checkInput(incoming);
     } catch (error) {
-      if (error instanceof AppError && error.code === 'guardrail_blocked') await this.recordRefusal(ctx, incoming, 'blocked', error.code);
+      if (error instanceof GuardrailBlockedError) await this.recordRefusal(ctx, incoming, 'blocked', error.code, { [error.rule]: 1 });
       throw error;
     }
     const request = checked.request;
@@ -264,29 +264,29 @@ export class Pipeline {
   }
 
   /** A call that never reached an answer is still on record (zero tokens). */
-  private async recordRefusal(ctx: CallContext, request: CanonicalRequest, status: UsageStatus, errorCode: string): Promise<void> {
+  private async recordRefusal(
+    ctx: CallContext,
+    request: CanonicalRequest,
+    status: UsageStatus,
+    errorCode: string,
+    guardrailHits: Record<string, number> = {},
+  ): Promise<void> {
     const tokens = { priceTier: 'no_thinking' as const, inputCacheHit: 0, inputCacheMiss: 0, output: 0 };
     await this.deps.recorder
       .record({
-        requestId: ctx.requestId,
-        accountId: ctx.key.account.id,
-        accountTimezone: ctx.key.account.timezone,
-        apiKeyId: ctx.key.keyId,
-        form: ctx.form,
-        model: request.model,
+        ...callIdentity(ctx, request),
         routedModel: null,
         provider: null,
         routeTier: null,
         routeScore: null,
         routeReasons: [],
         thinking: false,
-        stream: request.stream,
         status,
         errorCode,
         raw: { inputCacheHit: 0, inputCacheMiss: 0, output: 0 },
         tokens,
         amounts: priceCall(tokens, this.deps.catalog.prices),
-        guardrailHits: {},
+        guardrailHits,
         latencyMs: Date.now() - ctx.startedAt,
         ttftMs: null,
       })

@@ -7,6 +7,16 @@ import { DEFAULT_POLICY_BY_CATEGORY, type GuardrailPolicy } from './guardrail-po
 import { createOutputFilter, type OutputFilter } from './output-filter';
 import { applyRedactions, scanText, type ActiveDetector } from './text-scanner';
 
+/** A `block` rule matched the input: a 400 that names the rule (never the text) and tells metering which rule it was. */
+export class GuardrailBlockedError extends AppError {
+  constructor(
+    readonly rule: string,
+    field: string,
+  ) {
+    super('invalid_request', 'guardrail_blocked', `Request blocked by guardrail rule "${rule}"`, { field });
+  }
+}
+
 export interface GuardrailsOptions {
   detectors: readonly Detector[];
   /** Per-rule policies; a rule without one gets its category default. */
@@ -71,9 +81,7 @@ function checkInput(request: CanonicalRequest, active: readonly ActiveDetector[]
     const blocking = matches.find((match) => match.policy === 'block');
     if (blocking !== undefined) {
       // The message names the rule only: echoing the matched text would hand it back to the caller and into logs.
-      throw new AppError('invalid_request', 'guardrail_blocked', `Request blocked by guardrail rule "${blocking.rule}"`, {
-        field,
-      });
+      throw new GuardrailBlockedError(blocking.rule, field);
     }
     return applyRedactions(text, matches);
   };

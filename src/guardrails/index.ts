@@ -26,6 +26,7 @@ export {
   type GuardrailPolicy,
 } from './guardrail-policy';
 export {
+  GuardrailBlockedError,
   createGuardrails,
   outputWindowSize,
   type Guardrails,

@@ -11,7 +11,7 @@ export const messagesCodec: FormCodec = {
   errorForm: 'anthropic',
   plain: (call, content, usage) =>
     encodeMessage(
-      { id: call.messageId, model: call.route.deployment.model, content, stopReason: call.stopReason ?? 'end_turn', stopSequence: call.stopSequence, usage: { inputCacheHit: 0, inputCacheMiss: 0, output: 0 } },
+      { id: call.messageId, model: call.route.deployment.model, content, stopReason: call.stopReason ?? 'end_turn', stopSequence: call.stopSequence },
       usage,
     ),
   stream: (call) => {

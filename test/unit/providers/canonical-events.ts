@@ -42,6 +42,8 @@ export function* twoWaySplits(bytes: Uint8Array): Generator<[number, Uint8Array[
 }
 
 export interface Collected extends CanonicalResponse {
+  /** Cumulative upstream usage after the last usage event. */
+  usage: UpstreamUsage;
   /** Usage events in arrival order, as emitted (partial). */
   usageEvents: Array<Partial<UpstreamUsage>>;
 }

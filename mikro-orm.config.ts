@@ -5,4 +5,6 @@ import { loadConfig } from './src/config';
 import { ormOptions } from './src/db/orm';
 
 const config = loadConfig();
-export default ormOptions(config.databaseUrl ?? `postgresql://gateway:gateway-local@127.0.0.1:${config.embeddedPgPort}/gateway`);
+export default ormOptions(config.databaseUrl ?? `postgresql://gateway:gateway-local@127.0.0.1:${config.embeddedPgPort}/gateway`, {
+  authoring: true,
+});

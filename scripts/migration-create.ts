@@ -1,10 +1,11 @@
 // Writes a new migration from the difference between the entities and the
 // committed snapshot: `npm run migration:create` (needs a reachable database).
+// Add the new class to src/db/migrations/index.ts, which the gateway runs.
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/database';
 
 const config = loadConfig();
-const db = await openDatabase(config);
+const db = await openDatabase(config, { authoring: true });
 try {
   const blank = process.argv.includes('--blank');
   const result = await db.orm.migrator.create(undefined, blank);

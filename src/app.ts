@@ -1,6 +1,6 @@
 // The composition root: creates every service and adapter once and hands them
 // down. Nothing else constructs services; there are no module singletons.
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config';
@@ -28,6 +28,7 @@ import { AppError, toAppError } from './errors';
 import { fromFastify } from './control-plane/rest/rest-errors';
 import { GuardrailEngineCache, defaultDetectors } from './guardrails/index';
 import { loadContract } from './http/openapi-router';
+import { PROJECT_ROOT } from './paths';
 import { ensureUsagePartitions } from './metering/usage-partitions';
 import { UsageRecorder } from './metering/usage-recorder';
 import { createProviderRegistry } from './providers/registry';
@@ -115,7 +116,7 @@ export async function bootstrapInstallation(options: AppOptions): Promise<FirstS
   return bootstrap(accounts, sessions, options.config.bootstrapToken);
 }
 
-const CONTRACT = (name: string) => fileURLToPath(new URL(`../openapi/${name}`, import.meta.url));
+const CONTRACT = (name: string) => path.join(PROJECT_ROOT, 'openapi', name);
 
 export async function createApp(options: AppOptions): Promise<App> {
   const { config, database, logger, catalog } = options;

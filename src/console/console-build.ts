@@ -5,13 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { Logger as ViteLogger } from 'vite';
+import { PROJECT_ROOT } from '../paths';
 import { BUILD_STAMP, consoleSourceHash } from './console-sources';
 
 /** The console app's folder (web/ at the repository root). */
-export const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
+export const WEB_ROOT = join(PROJECT_ROOT, 'web');
 
 export interface ConsoleBuildOptions {
   logger: Logger;

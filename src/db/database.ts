@@ -37,6 +37,8 @@ export const HOT_PATH_BOUNDS = {
 export interface OpenOptions {
   logger?: Logger;
   migrate?: boolean;
+  /** Migrations from src/db/migrations rather than the compiled-in list (see ormOptions). */
+  authoring?: boolean;
 }
 
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
@@ -72,7 +74,7 @@ export async function connectDatabase(
   url: string,
   options: OpenOptions & { onClose?: (() => Promise<void>) | undefined } = {},
 ): Promise<Database> {
-  const orm = await openOrm(url);
+  const orm = await openOrm(url, { authoring: options.authoring ?? false });
   if (options.migrate !== false) await migrate(orm);
   const pool = new pg.Pool({ connectionString: url, max: 8, idleTimeoutMillis: 30_000, ...HOT_PATH_BOUNDS });
   pool.on('error', (error) => options.logger?.warn({ err: error.message }, 'idle database connection failed'));

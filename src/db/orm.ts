@@ -1,25 +1,37 @@
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
+import { PROJECT_ROOT } from '../paths';
 import { entities } from './entities/index';
+import { MIGRATIONS } from './migrations/index';
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
+const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'src', 'db', 'migrations');
 
 /** Tables maintained by hand-written SQL migrations (partitioning is not expressible in entities). */
 export const SQL_MANAGED_TABLES = [/^usage_records/, 'account_month_usage', 'settlement_closures'];
 
-export function ormOptions(clientUrl: string, poolMax = 20): Options {
+export interface OrmOptionsExtra {
+  poolMax?: number;
+  /**
+   * Discover migrations in src/db/migrations (TypeScript files, so a loader
+   * is needed) instead of running the compiled-in list: for authoring them
+   * (`npm run migration:create`, the MikroORM CLI).
+   */
+  authoring?: boolean;
+}
+
+export function ormOptions(clientUrl: string, extra: OrmOptionsExtra = {}): Options {
+  const { poolMax = 20, authoring = false } = extra;
   return defineConfig({
     clientUrl,
     entities,
     extensions: [Migrator],
     pool: { min: 0, max: poolMax },
     migrations: {
-      path: MIGRATIONS_DIR,
-      pathTs: MIGRATIONS_DIR,
-      glob: '!(*.d).{js,ts}',
+      ...(authoring ? { path: MIGRATIONS_DIR, pathTs: MIGRATIONS_DIR, glob: '!(index|*.d).{js,ts}' } : { migrationsList: MIGRATIONS }),
       emit: 'ts',
-      snapshot: true,
+      // The snapshot lives beside the migration files and serves authoring only.
+      snapshot: authoring,
       snapshotName: '.snapshot',
       silent: true,
     },
@@ -29,8 +41,8 @@ export function ormOptions(clientUrl: string, poolMax = 20): Options {
   });
 }
 
-export async function openOrm(clientUrl: string, poolMax?: number): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(clientUrl, poolMax));
+export async function openOrm(clientUrl: string, extra?: OrmOptionsExtra): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(clientUrl, extra));
 }
 
 /** Applies committed migrations; called at start-up and once per test run. */

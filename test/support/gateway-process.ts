@@ -1,8 +1,18 @@
-// Runs the gateway as `npm start` does, in a child process of its own process
-// group, for tests that signal or kill it.
+// Runs the gateway as `npm start` does — the production bundle dist/main.mjs
+// on plain Node, built once per test run — in a child process of its own
+// process group, for tests that signal or kill it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { buildGateway } from '../../scripts/build-gateway';
 
 const ROOT = new URL('../../', import.meta.url);
+
+let bundle: Promise<string> | undefined;
+
+/** The argv after `node` that runs the gateway as `npm start` does. */
+export async function gatewayArgv(): Promise<string[]> {
+  bundle ??= buildGateway();
+  return [await bundle];
+}
 
 export interface GatewayProcess {
   child: ChildProcess;
@@ -12,8 +22,8 @@ export interface GatewayProcess {
   exited: Promise<number | string>;
 }
 
-export function startGateway(env: Record<string, string>): GatewayProcess {
-  const child = spawn(process.execPath, ['--import', './src/compat/node20.mjs', '--import', 'tsx', 'src/main.ts'], {
+export async function startGateway(env: Record<string, string>): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, await gatewayArgv(), {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,11 +1,12 @@
 // GATEWAY_WORKERS=2: one port, two worker processes on one database. A key
 // change made through either worker reaches both at once (each has its own
 // LISTEN/NOTIFY change feed), and SIGTERM drains both and exits 0.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { expect } from 'chai';
 import { freePort, testDatabase } from '../../support/db';
+import { gatewayArgv, waitReady } from '../../support/gateway-process';
 
 const ROOT = new URL('../../../', import.meta.url);
 
@@ -42,20 +43,6 @@ function call(base: string, method: string, path: string, headers: Record<string
   });
 }
 
-async function waitReady(base: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}`);
-    const ready = await call(base, 'GET', '/readyz', {}).then(
-      (answer) => answer.status === 200,
-      () => false,
-    );
-    if (ready) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('gateway did not become ready');
-}
-
 describe('cluster: GATEWAY_WORKERS=2', function () {
   this.timeout(180_000);
 
@@ -65,7 +52,7 @@ describe('cluster: GATEWAY_WORKERS=2', function () {
     const base = `http://127.0.0.1:${port}`;
     const token = `tsxs_cluster_${randomBytes(16).toString('hex')}`;
     let stderr = '';
-    const child = spawn(process.execPath, ['--import', './src/compat/node20.mjs', '--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, await gatewayArgv(), {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', GATEWAY_WORKERS: '2', DATABASE_URL: db.url, PORT: String(port), GATEWAY_BOOTSTRAP_TOKEN: token },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -74,7 +61,7 @@ describe('cluster: GATEWAY_WORKERS=2', function () {
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      await waitReady(base, child);
+      await waitReady(base, child, 90_000);
       const session = { authorization: `Bearer ${token}` };
       const created = await call(base, 'POST', '/api/v1/keys', session, {
         name: `cluster-${randomBytes(4).toString('hex')}`,

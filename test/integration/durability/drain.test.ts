@@ -53,7 +53,7 @@ describe('durability: graceful drain on SIGTERM', function () {
     const catalogPath = path.join(dir, `catalog-${port}.json`);
     const models = Object.fromEntries(Object.keys(providers).map((name) => [name, [{ provider: name, model: `${name}-model` }]]));
     await writeFile(catalogPath, JSON.stringify(catalogJson(providers, models)));
-    const gateway = startGateway({
+    const gateway = await startGateway({
       DATABASE_URL: db.url,
       PORT: String(port),
       GATEWAY_BOOTSTRAP_TOKEN: token,

@@ -15,7 +15,7 @@ describe('durability: kill -9 under load', function () {
     const base = `http://127.0.0.1:${port}`;
     const token = `tsxs_test_${randomBytes(16).toString('hex')}`;
     const env = { DATABASE_URL: db.url, PORT: String(port), GATEWAY_BOOTSTRAP_TOKEN: token };
-    let gateway = startGateway(env);
+    let gateway = await startGateway(env);
     try {
       await waitReady(base, gateway);
       const created = await fetch(`${base}/api/v1/keys`, {
@@ -63,7 +63,7 @@ describe('durability: kill -9 under load', function () {
       process.stdout.write(`      answered ${answered.length} calls, ${failed} cut by the kill, ${recorded.size} records\n`);
 
       // It comes back by itself on the same database.
-      gateway = startGateway(env);
+      gateway = await startGateway(env);
       await waitReady(base, gateway);
     } finally {
       killGateway(gateway);

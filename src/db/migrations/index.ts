@@ -1,0 +1,14 @@
+// Every committed migration, in order. The gateway runs this list rather than
+// globbing the folder, so it needs neither a TypeScript loader nor MikroORM's
+// file-system helpers at run time; `npm run migration:create` writes new files
+// here, and test/unit/db/migrations-list.test.ts fails until they are listed.
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122132209 } from './Migration20261122132209';
+import { Migration20261122135652 } from './Migration20261122135652';
+import { Migration20261122140000_usage } from './Migration20261122140000_usage';
+
+export const MIGRATIONS: MigrationObject[] = [
+  { name: 'Migration20261122132209', class: Migration20261122132209 },
+  { name: 'Migration20261122135652', class: Migration20261122135652 },
+  { name: 'Migration20261122140000_usage', class: Migration20261122140000_usage },
+];

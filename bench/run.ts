@@ -3,7 +3,7 @@
 // rounds so drift (thermal, page cache, other load) hits both alike.
 //
 // Starts, each in its own process: a lean Anthropic-protocol fake upstream,
-// the bare pass-through proxy, and the gateway (`src/main.ts`, with a catalog
+// the bare pass-through proxy, and the gateway (dist/main.mjs as `npm start` builds and runs it, with a catalog
 // routing every tier to the fake upstream, on PostgreSQL at DATABASE_URL — a
 // fresh database in it — or an embedded throw-away cluster). Auth, routing,
 // guardrails, durable metering and info logging are all on, as in production.
@@ -28,6 +28,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { buildGateway } from '../scripts/build-gateway';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { BUILTIN_PRICES } from '../src/routing/builtin-catalog';
 
@@ -161,7 +162,9 @@ async function startGateway(upstreamOrigin: string, databaseUrl: string): Promis
   const port = await freePort();
   const token = `bench_${randomBytes(16).toString('hex')}`;
   const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(args['cpu-prof'])] : [];
-  const child = spawn(process.execPath, [...profile, ...(args['node-arg'] ?? []), ...NODE_ARGS, 'src/main.ts'], {
+  // As `npm start` runs it: the production bundle on plain Node.
+  const bundle = await buildGateway();
+  const child = spawn(process.execPath, [...profile, ...(args['node-arg'] ?? []), bundle], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -251,6 +254,10 @@ class RssSampler {
 }
 
 interface LoadResult {
+  requests: number;
+  /** CPU time the target's own processes (and PostgreSQL's) spent per request, µs. */
+  cpuUs: number;
+  pgCpuUs: number;
   rps: number;
   p50: number;
   p99: number;
@@ -261,6 +268,8 @@ interface LoadResult {
 interface Target {
   name: string;
   origin: string;
+  /** The serving process (CPU accounting); 0 for a target we did not start. */
+  pid: number;
   headers: Record<string, string>;
   /** Measure stream TTFT through it too. */
   streams: boolean;
@@ -279,7 +288,72 @@ async function load(origin: string, extraHeaders: Record<string, string>, second
     },
     body: JSON.stringify({ model: MODEL, max_tokens: 256, messages: [{ role: 'user', content: PROMPT }] }),
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return {
+    requests: result.requests.total,
+    cpuUs: 0,
+    pgCpuUs: 0,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+const CLOCK_TICK_US = 10_000; // USER_HZ is 100 on Linux
+
+/** CPU time (user + system) used so far by these processes, in µs; gone processes count 0. */
+function cpuTimeUs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks * CLOCK_TICK_US;
+}
+
+/** A process and its children (cluster workers). */
+function processTree(root: number): number[] {
+  const pids = [root];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === root) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+function postgresPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+/** Runs a load round and charges it the CPU time its target (and PostgreSQL) spent. */
+async function measuredLoad(target: Target, seconds: number): Promise<LoadResult> {
+  const own = target.pid ? processTree(target.pid) : [];
+  const pg = postgresPids();
+  const before = cpuTimeUs(own);
+  const pgBefore = cpuTimeUs(pg);
+  const result = await load(target.origin, target.headers, seconds);
+  const n = Math.max(1, result.requests);
+  return { ...result, cpuUs: (cpuTimeUs(own) - before) / n, pgCpuUs: (cpuTimeUs(pg) - pgBefore) / n };
 }
 
 /** One streamed request: ms to the first text delta and to the end. */
@@ -341,13 +415,13 @@ async function main(): Promise<void> {
   out(`upstream ${upstream.origin}, bare proxy ${bare.origin}, gateway ${gateway.origin} (pid ${gateway.child.pid})`);
 
   const all: Target[] = [
-    { name: 'bare', origin: bare.origin, headers: {}, streams: true },
-    { name: 'gateway', origin: gateway.origin, headers: { 'x-api-key': gateway.apiKey }, streams: true },
+    { name: 'bare', origin: bare.origin, pid: bare.child.pid!, headers: {}, streams: true },
+    { name: 'gateway', origin: gateway.origin, pid: gateway.child.pid!, headers: { 'x-api-key': gateway.apiKey }, streams: true },
   ];
   if (args.portkey) {
     // Portkey's own pass-through to an Anthropic-protocol custom host (its streamed form failed against it, so plain only).
     const headers = { 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': `${upstream.origin}/v1`, 'x-api-key': 'sk-bench-upstream' };
-    all.push({ name: 'portkey', origin: args.portkey, headers, streams: false });
+    all.push({ name: 'portkey', origin: args.portkey, pid: 0, headers, streams: false });
   }
   const targets = all.filter((t) => !args.only || t.name === args.only);
   const results = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
@@ -355,10 +429,11 @@ async function main(): Promise<void> {
   for (const target of targets) await load(target.origin, target.headers, WARMUP);
   for (let round = 1; round <= ROUNDS; round++) {
     for (const target of targets) {
-      const result = await load(target.origin, target.headers, DURATION);
+      const result = await measuredLoad(target, DURATION);
       results.get(target.name)!.push(result);
+      const cpu = target.pid ? `  cpu ${fmt(result.cpuUs, 0)} µs/req (+ postgres ${fmt(result.pgCpuUs, 0)})` : '';
       out(
-        `round ${round} ${target.name.padEnd(8)} ${fmt(result.rps, 0).padStart(7)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms` +
+        `round ${round} ${target.name.padEnd(8)} ${fmt(result.rps, 0).padStart(7)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms${cpu}` +
           `${result.non2xx || result.errors ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}`,
       );
     }
@@ -380,6 +455,8 @@ async function main(): Promise<void> {
       rps: mean(rows.map((r) => r.rps)),
       p50: mean(rows.map((r) => r.p50)),
       p99: mean(rows.map((r) => r.p99)),
+      cpuUs: mean(rows.map((r) => r.cpuUs)),
+      pgCpuUs: mean(rows.map((r) => r.pgCpuUs)),
       bad: rows.reduce((n, r) => n + r.non2xx + r.errors, 0),
       ttft50: quantile(streams.map((s) => s.ttft), 0.5),
       ttft99: quantile(streams.map((s) => s.ttft), 0.99),
@@ -389,15 +466,15 @@ async function main(): Promise<void> {
   const b = summary('bare');
   const g = summary('gateway');
   out();
-  out(`| target | req/s | p50 ms | p99 ms | non-2xx+errors | stream TTFT p50 ms | TTFT p99 ms | stream total p50 ms |`);
-  out(`|---|---:|---:|---:|---:|---:|---:|---:|`);
+  out(`| target | req/s | p50 ms | p99 ms | CPU µs/req | PostgreSQL CPU µs/req | non-2xx+errors | stream TTFT p50 ms | TTFT p99 ms | stream total p50 ms |`);
+  out(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
   const rows: Array<[string, ReturnType<typeof summary>]> = [
     ['bare proxy', b],
     [`gateway (${WORKERS} worker${WORKERS > 1 ? 's' : ''})`, g],
   ];
   if (args.portkey) rows.push(['Portkey gateway', summary('portkey')]);
   for (const [name, s] of rows) {
-    out(`| ${name} | ${fmt(s.rps, 0)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${s.bad} | ${fmt(s.ttft50, 2)} | ${fmt(s.ttft99, 2)} | ${fmt(s.total50, 2)} |`);
+    out(`| ${name} | ${fmt(s.rps, 0)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(s.cpuUs, 0)} | ${fmt(s.pgCpuUs, 0)} | ${s.bad} | ${fmt(s.ttft50, 2)} | ${fmt(s.ttft99, 2)} | ${fmt(s.total50, 2)} |`);
   }
   out();
   const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');

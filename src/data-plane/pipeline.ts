@@ -1,12 +1,12 @@
 // One query's way through the gateway, whatever its protocol form:
 // scope → input guardrails → complexity assessment → deployment choice with
 // fallback before the first byte → output guardrails → metering.
-import { encode } from 'gpt-tokenizer';
 import type { Logger } from 'pino';
 import { AppError } from '../errors';
 import { GuardrailBlockedError, type Guardrails } from '../guardrails/guardrail-engine';
 import { priceCall, responseUsage, unifyUsage, type ResponseUsage } from '../metering/tiers';
 import type { UsageRecorder, UsageStatus } from '../metering/usage-recorder';
+import { countTokens } from '../tokenizer';
 import { UpstreamError, type ProviderAdapter } from '../providers/provider';
 import type { Catalog, Deployment, ProviderType, Tier } from '../routing/catalog.types';
 import type { CircuitBreaker } from '../routing/circuit-breaker';
@@ -133,7 +133,7 @@ export class Call {
     // Usage seen so far is no floor of that: Anthropic's message_start already
     // says output_tokens 1, however much text follows before the cut.
     if (!this.complete && this.producedText) {
-      this.raw = { ...this.raw, output: Math.max(this.raw.output, encode(this.producedText).length) };
+      this.raw = { ...this.raw, output: Math.max(this.raw.output, countTokens(this.producedText)) };
     }
     const tokens = unifyUsage(this.raw, this.route.deployment.unify, this.route.thinking);
     const hits = { ...this.inputHits };

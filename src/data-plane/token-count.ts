@@ -1,6 +1,6 @@
-import { encode } from 'gpt-tokenizer';
 import { mulCeil } from '../metering/decimal';
 import { assessComplexity } from '../routing/complexity';
+import { countTokens } from '../tokenizer';
 import type { CanonicalRequest } from './canonical';
 import type { CallContext, Pipeline } from './pipeline';
 
@@ -29,6 +29,6 @@ export function countRequestTokens(pipeline: Pipeline, ctx: CallContext, request
   const model = pipeline.resolveModel(ctx, request.model);
   const tier = assessComplexity(request, pipeline.thresholds).tier;
   const deployment = model.routes[tier][0];
-  const raw = encode(requestText(request)).length;
+  const raw = countTokens(requestText(request));
   return deployment ? mulCeil(raw, deployment.unify.input) : raw;
 }

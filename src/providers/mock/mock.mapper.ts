@@ -2,9 +2,9 @@
 // the same request always gets the same words, so tests and demos can rely on
 // them. Timing, failures and the prefix cache live in mock.provider.ts.
 import { createHash } from 'node:crypto';
-import { decode, encode } from 'gpt-tokenizer';
 import type { CanonicalMessage, CanonicalRequest, CanonicalTool, StopReason } from '../../data-plane/canonical';
 import type { Deployment } from '../../routing/catalog.types';
+import { countTokens, firstTokens } from '../../tokenizer';
 
 export interface MockToolUse {
   id: string;
@@ -22,13 +22,6 @@ export interface MockReply {
   outputTokens: number;
 }
 
-export function countTokens(text: string): number {
-  return text === '' ? 0 : encode(text).length;
-}
-
-function firstTokens(text: string, tokens: number): string {
-  return tokens <= 0 ? '' : decode(encode(text).slice(0, tokens));
-}
 
 /**
  * The prompt as one text, the way the mock counts and caches it. Thinking is

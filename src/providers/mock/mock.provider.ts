@@ -7,7 +7,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { CanonicalEvent, CanonicalMessage, UpstreamUsage } from '../../data-plane/canonical';
 import type { MockBehaviour } from '../../routing/catalog.types';
 import { UpstreamError, type ProviderAdapter, type ProviderCall } from '../provider';
-import { countTokens, flattenPrompt, hashText, planReply, splitChunks, type MockReply } from './mock.mapper';
+import { countTokens } from '../../tokenizer';
+import { flattenPrompt, hashText, planReply, splitChunks, type MockReply } from './mock.mapper';
 
 export interface MockProviderOptions {
   /** Source of randomness for `failRate`; injectable so tests are deterministic. */

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { decode, encode } from 'gpt-tokenizer';
-import { countTokens, flattenPrompt, planReply, splitChunks } from '../../../src/providers/mock/mock.mapper';
+import { flattenPrompt, planReply, splitChunks } from '../../../src/providers/mock/mock.mapper';
+import { countTokens } from '../../../src/tokenizer';
 import { canonicalRequest, fakeDeployment } from '../../support/fake-upstreams';
 
 describe('Mock mapper', () => {

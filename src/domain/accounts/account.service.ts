@@ -7,6 +7,7 @@ import { conflict, invalid, notFound } from '../../errors';
 import { parseDecimal, toMicros, toSafeNumber } from '../../metering/decimal';
 import type { Actor } from '../actor';
 import type { AuditService } from '../audit/audit.service';
+import { inTransaction } from '../../db/transaction';
 
 export interface AccountView {
   id: string;
@@ -89,7 +90,7 @@ export class AccountService {
 
   /** Operator action: takes effect on every running gateway through NOTIFY. */
   async setCreditLimit(actor: Actor, creditLimitMicros: number | null): Promise<AccountView> {
-    const view = await this.orm.em.fork().transactional(async (em) => {
+    const view = await inTransaction(this.orm, async (em) => {
       const account = await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
       const before = account.creditLimitMicros ?? null;

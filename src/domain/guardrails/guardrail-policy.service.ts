@@ -20,6 +20,7 @@ import {
 } from '../../guardrails/guardrail-policy';
 import { assertCanMutate, type Actor } from '../actor';
 import type { AuditService } from '../audit/audit.service';
+import { inTransaction } from '../../db/transaction';
 
 export interface GuardrailRuleView {
   rule: string;
@@ -76,7 +77,7 @@ export class GuardrailPolicyService {
       throw invalid('rule', `rule must be one of: ${Object.keys(BUILT_IN_RULES).join(', ')}`, 'unknown_guardrail_rule');
     }
     if (!isGuardrailPolicy(policy)) throw invalid('policy', `policy must be one of: ${GUARDRAIL_POLICIES.join(', ')}`);
-    const saved = await this.orm.em.fork().transactional(async (em) => {
+    const saved = await inTransaction(this.orm, async (em) => {
       // The account row lock serialises concurrent changes, so the first write of a rule cannot race into the unique index.
       const account = await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);

@@ -11,6 +11,7 @@ import { zoneDate, zoneDateTime } from '../zone-time';
 import { generateSecret, hashSecret, secretHint } from './key-secret';
 import { parseCreateInput, parseUpdateInput, type Dimension, type KeyFields, type ValidationContext } from './key-input';
 import { effectiveStatus, type KeyStatus, type SuspendedReason } from './key-status';
+import { inTransaction } from '../../db/transaction';
 
 export interface KeyView {
   id: string;
@@ -262,7 +263,7 @@ export class ApiKeyService {
   /** Runs a change in one transaction with its audit event, then tells every gateway process. */
   private async mutate(actor: Actor, work: (em: EntityManager) => Promise<ApiKey>): Promise<ApiKey> {
     try {
-      const key = await this.orm.em.fork().transactional(async (em) => {
+      const key = await inTransaction(this.orm, async (em) => {
         const key = await work(em);
         await em.flush();
         await notifyChange(em, CHANNELS.keys, key.id);

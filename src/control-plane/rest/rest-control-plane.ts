@@ -28,7 +28,7 @@ export async function installRestControlPlane(server: FastifyInstance, services:
         ...guardrailHandlers(services.guardrailPolicies),
       },
       domainValidatedBodies: DOMAIN_VALIDATED,
-      nulFreeBodies: true,
+      storableBodies: true,
     });
   });
 }

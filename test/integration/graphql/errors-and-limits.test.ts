@@ -69,6 +69,23 @@ describe('GraphQL errors and limits', () => {
       }
     });
 
+    it('refuses arguments PostgreSQL cannot store (U+0000, half a surrogate pair) with invalid_field naming them', async () => {
+      const fresh = await createAccount(t);
+      const create = 'mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret } }';
+      const input = { name: 'ok', dimension: '部门', modelScope: ['tsxt-general'] };
+      for (const [bad, what] of [
+        [{ ...input, name: 'a\u0000b' }, /U\+0000/],
+        [{ ...input, name: 'a\ud800' }, /surrogate/],
+      ] as const) {
+        const response = await gql(t, create, { input: bad }, fresh.token);
+        expect(errorCode(response), response.text).to.equal('invalid_field');
+        expect(response.errors![0]!.extensions).to.deep.include({ field: 'input.name', http: 400 });
+        expect(response.errors![0]!.message).to.match(what);
+      }
+      const list = await gql(t, '{ apiKeys { total } }', {}, fresh.token);
+      expect(dataOf(list).apiKeys.total, 'nothing was created').to.equal(0);
+    });
+
     it('keeps graphql-js client errors with snake_case codes', async () => {
       expect(errorCode(await gql(t, '{ apiKeys { nope } }', {}, owner.token))).to.equal('graphql_validation_failed');
       expect(errorCode(await gql(t, '{ apiKeys { ', {}, owner.token))).to.equal('graphql_parse_failed');

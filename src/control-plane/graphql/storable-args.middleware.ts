@@ -1,0 +1,14 @@
+import type { MiddlewareFn } from 'type-graphql';
+import { unstorableError, unstorableText } from '../../http/storable-text';
+
+/**
+ * Refuses arguments holding text PostgreSQL cannot store (U+0000, half a
+ * surrogate pair) before any resolver runs, naming the argument
+ * (`input.name`), as REST does for bodies; otherwise the INSERT fails and the
+ * client sees only `internal_error`.
+ */
+export const storableArgs: MiddlewareFn = async ({ args }, next) => {
+  const found = unstorableText(args);
+  if (found) throw unstorableError(found);
+  return next();
+};

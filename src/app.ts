@@ -162,7 +162,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const services: Services = { catalog, accounts, audit, sessions, keys, credit, usage, changes, recorder, pipeline, guardrailPolicies };
   const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken);
 
-  const server = createServer(logger, { onUnroutable: unroutable });
+  const server = createServer(logger, { onUnroutable: unroutable, ...(config.bodyBudgetBytes === undefined ? {} : { bodyBudgetBytes: config.bodyBudgetBytes }) });
   // Errors outside every API scope (e.g. an unparseable body sent to an unknown route) answer in the path's form too.
   server.setErrorHandler((error, request, reply) => {
     const appError = fromFastify(error) ?? toAppError(error);

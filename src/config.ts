@@ -1,5 +1,6 @@
 // The only reader of process.env. Every variable is parsed and checked once, at
 // boot; a bad value stops start-up with a message naming the variable.
+import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap';
 
 export interface Config {
   port: number;
@@ -16,6 +17,10 @@ export interface Config {
   sessionTtlHours: number;
   workers: number;
   shutdownGraceMs: number;
+  /** How much V8 may grow the heap between full collections, in percent (src/heap.ts); 0: V8's default. */
+  heapGrowthPercent: number;
+  /** Request-body bytes in flight before new requests get 503 overloaded; unset: an eighth of the heap limit. */
+  bodyBudgetBytes: number | undefined;
   /** Upstream credentials and base URLs, looked up by name (catalog `api_key_env`). */
   upstreamEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -82,6 +87,8 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlHours: int(env, 'GATEWAY_SESSION_TTL_HOURS', 12, 1, 24 * 30),
     workers: int(env, 'GATEWAY_WORKERS', 1, 1, 64),
     shutdownGraceMs: int(env, 'GATEWAY_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    heapGrowthPercent: int(env, 'GATEWAY_HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 400),
+    bodyBudgetBytes: env.GATEWAY_BODY_BUDGET_MB ? int(env, 'GATEWAY_BODY_BUDGET_MB', 0, 1, 65_536) * 1024 * 1024 : undefined,
     upstreamEnv: env,
   };
 }

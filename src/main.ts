@@ -7,6 +7,7 @@ import { runPrimary } from './cluster/primary';
 import { ConfigError, loadConfig, type Config } from './config';
 import { openDatabase } from './db/database';
 import type { FirstStartCredentials } from './domain/bootstrap';
+import { tuneHeapGrowth } from './heap';
 import { createLogger } from './logger';
 import { loadCatalog } from './routing/catalog';
 import type { Logger } from 'pino';
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  tuneHeapGrowth(config.heapGrowthPercent);
   const logger = createLogger(config.logLevel);
   if (config.workers > 1 && cluster.isPrimary) {
     await runPrimary(config, logger, {

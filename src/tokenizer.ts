@@ -15,8 +15,35 @@ function tokenizer(): GptTokenizer {
   return loaded;
 }
 
+/** Texts are counted in pieces of about this many characters, so a 20 MB prompt never becomes one 20 MB token array. */
+const COUNT_CHUNK_CHARS = 64 * 1024;
+
+/**
+ * Tokens of `text`. Long texts are counted piece by piece, cut before a
+ * space: the tokenizer's pre-split starts a word at its leading space, so the
+ * sum equals the whole count. Text without spaces (Chinese) is cut anywhere,
+ * which may move a token or two per 64K characters.
+ */
 export function countTokens(text: string): number {
-  return text === '' ? 0 : tokenizer().encode(text).length;
+  if (text === '') return 0;
+  const { encode } = tokenizer();
+  if (text.length <= COUNT_CHUNK_CHARS) return encode(text).length;
+  let total = 0;
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(text.length, start + COUNT_CHUNK_CHARS);
+    if (end < text.length) {
+      const space = text.lastIndexOf(' ', end);
+      if (space > start + COUNT_CHUNK_CHARS / 2) end = space;
+      else if (isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+    }
+    total += encode(text.slice(start, end)).length;
+    start = end;
+  }
+  return total;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** The longest prefix of `text` of at most `tokens` tokens. */

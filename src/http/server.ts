@@ -4,6 +4,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { newId } from '../db/ids';
 import { AppError } from '../errors';
+import { BodyBudget, defaultBodyBudgetBytes } from './body-budget';
 
 /** Answers a request no route can take, in the error form of the surface its path belongs to. */
 export type UnroutableHandler = (request: FastifyRequest, reply: FastifyReply, error: AppError) => void;
@@ -11,6 +12,8 @@ export type UnroutableHandler = (request: FastifyRequest, reply: FastifyReply, e
 export interface ServerOptions {
   /** Malformed URLs and over-long path parameters, refused by the router before any route or hook runs. */
   onUnroutable?: UnroutableHandler;
+  /** Request-body bytes that may be in flight at once (see body-budget.ts); default an eighth of the heap limit. */
+  bodyBudgetBytes?: number;
 }
 
 function frameworkAppError(error: FastifyError): AppError {
@@ -43,9 +46,19 @@ export function createServer(logger: Logger, options: ServerOptions = {}): Fasti
       else void answer.code(appError.status).send({ error: { code: appError.code, message: appError.message } });
     },
   });
+  const budget = new BodyBudget(options.bodyBudgetBytes ?? defaultBodyBudgetBytes());
   app.addHook('onRequest', async (request, reply) => {
     reply.header('request-id', request.id);
     reply.header('x-request-id', request.id);
+    const declared = Number(request.headers['content-length'] ?? 0);
+    const bytes = Number.isSafeInteger(declared) ? declared : 0;
+    if (!budget.tryTake(bytes)) {
+      throw new AppError('unavailable', 'overloaded', 'The gateway holds as many request bodies as its memory allows; retry shortly', {
+        headers: { 'retry-after': '1' },
+      });
+    }
+    // 'close' comes once the reply is sent or the connection is gone, whichever is first.
+    if (bytes > 0) reply.raw.once('close', () => budget.give(bytes));
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(

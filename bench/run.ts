@@ -258,6 +258,9 @@ interface LoadResult {
   /** CPU time the target's own processes (and PostgreSQL's) spent per request, µs. */
   cpuUs: number;
   pgCpuUs: number;
+  /** The fake upstream's and the load generator's CPU per request: the same work for every target. */
+  upstreamCpuUs: number;
+  loadCpuUs: number;
   rps: number;
   p50: number;
   p99: number;
@@ -292,6 +295,8 @@ async function load(origin: string, extraHeaders: Record<string, string>, second
     requests: result.requests.total,
     cpuUs: 0,
     pgCpuUs: 0,
+    upstreamCpuUs: 0,
+    loadCpuUs: 0,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -346,14 +351,27 @@ function postgresPids(): number[] {
 }
 
 /** Runs a load round and charges it the CPU time its target (and PostgreSQL) spent. */
+/** The fake upstream's pid, for the CPU accounting of each round. */
+let upstreamPid = 0;
+
+/** Runs a load round and charges it the CPU time its target, PostgreSQL, the fake upstream and the load generator (this process) spent. */
 async function measuredLoad(target: Target, seconds: number): Promise<LoadResult> {
   const own = target.pid ? processTree(target.pid) : [];
   const pg = postgresPids();
   const before = cpuTimeUs(own);
   const pgBefore = cpuTimeUs(pg);
+  const upstreamBefore = cpuTimeUs([upstreamPid]);
+  const loadBefore = process.cpuUsage();
   const result = await load(target.origin, target.headers, seconds);
   const n = Math.max(1, result.requests);
-  return { ...result, cpuUs: (cpuTimeUs(own) - before) / n, pgCpuUs: (cpuTimeUs(pg) - pgBefore) / n };
+  const loadUsed = process.cpuUsage(loadBefore);
+  return {
+    ...result,
+    cpuUs: (cpuTimeUs(own) - before) / n,
+    pgCpuUs: Math.max(0, cpuTimeUs(pg) - pgBefore) / n,
+    upstreamCpuUs: (cpuTimeUs([upstreamPid]) - upstreamBefore) / n,
+    loadCpuUs: (loadUsed.user + loadUsed.system) / n,
+  };
 }
 
 /** One streamed request: ms to the first text delta and to the end. */
@@ -408,6 +426,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   out(`bench: ${os.cpus().length} CPUs, node ${process.version}, ${WORKERS} gateway worker(s), ${ROUNDS} × ${DURATION} s per target, ${CONNECTIONS} connections`);
   const upstream = await startChild('bench/fake-upstream.ts', [args['stream-delay-ms']]);
+  upstreamPid = upstream.child.pid!;
   const bare = await startChild('bench/bare-proxy.ts', [upstream.origin]);
   const databaseUrl = await benchDatabase();
   const gateway = await startGateway(upstream.origin, databaseUrl);
@@ -431,7 +450,9 @@ async function main(): Promise<void> {
     for (const target of targets) {
       const result = await measuredLoad(target, DURATION);
       results.get(target.name)!.push(result);
-      const cpu = target.pid ? `  cpu ${fmt(result.cpuUs, 0)} µs/req (+ postgres ${fmt(result.pgCpuUs, 0)})` : '';
+      const cpu = target.pid
+        ? `  cpu µs/req: ${target.name} ${fmt(result.cpuUs, 0)}, postgres ${fmt(result.pgCpuUs, 0)}, upstream ${fmt(result.upstreamCpuUs, 0)}, autocannon ${fmt(result.loadCpuUs, 0)}`
+        : '';
       out(
         `round ${round} ${target.name.padEnd(8)} ${fmt(result.rps, 0).padStart(7)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms${cpu}` +
           `${result.non2xx || result.errors ? `  non-2xx ${result.non2xx} errors ${result.errors}` : ''}`,
@@ -457,6 +478,7 @@ async function main(): Promise<void> {
       p99: mean(rows.map((r) => r.p99)),
       cpuUs: mean(rows.map((r) => r.cpuUs)),
       pgCpuUs: mean(rows.map((r) => r.pgCpuUs)),
+      sharedCpuUs: mean(rows.map((r) => r.upstreamCpuUs + r.loadCpuUs)),
       bad: rows.reduce((n, r) => n + r.non2xx + r.errors, 0),
       ttft50: quantile(streams.map((s) => s.ttft), 0.5),
       ttft99: quantile(streams.map((s) => s.ttft), 0.99),
@@ -481,6 +503,15 @@ async function main(): Promise<void> {
   const throughputRatio = g.rps / b.rps;
   const p99Limit = 3 * b.p99 + 5;
   out(`throughput gateway/bare: ${fmt(throughputRatio * 100, 0)}%  (target ≥ 50%)  ${verdict(throughputRatio >= 0.5)}`);
+  if (b.rps > 0 && g.rps > 0) {
+    // Everything runs on this machine's CPUs: half the bare throughput leaves the gateway what the upstream, the load generator and PostgreSQL do not use.
+    const cpus = os.cpus().length;
+    const budget = (cpus * 1e6) / (0.5 * b.rps) - g.sharedCpuUs - g.pgCpuUs;
+    out(
+      `CPU per request: bare ${fmt(b.cpuUs, 0)} µs, gateway ${fmt(g.cpuUs, 0)} µs + PostgreSQL ${fmt(g.pgCpuUs, 0)} µs; upstream + autocannon ${fmt(g.sharedCpuUs, 0)} µs.` +
+        ` At 50% of bare on ${cpus} CPUs the gateway could spend at most ${fmt(Math.max(0, budget), 0)} µs per request (and one worker at most ${fmt(1e6 / (0.5 * b.rps), 0)} µs on its main thread).`,
+    );
+  }
   out(`p99 gateway/bare: ${fmt(g.p99 / b.p99, 2)}×, ${fmt(g.p99)} ms vs limit 3 × ${fmt(b.p99)} + 5 = ${fmt(p99Limit)} ms  ${verdict(g.p99 <= p99Limit)}`);
   out(
     `peak RSS: ${fmt(memory.maxMb, 0)} MB largest process, ${fmt(memory.totalMb, 0)} MB over ${memory.processes} gateway process(es)  (target ≤ 200 MB per process)  ${verdict(memory.maxMb <= 200)}`,

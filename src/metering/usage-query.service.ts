@@ -89,6 +89,12 @@ interface TierRow {
   a_out: number;
 }
 
+/**
+ * How long after a month's end its settlement may be closed: longer than a
+ * usage record can wait for its group commit (statement timeout 10 s).
+ */
+export const CLOSE_GRACE_MS = 60_000;
+
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 /** The days a usage range or a settlement month may cover (their exclusive ends must stay valid PostgreSQL dates). */
 const FIRST_DAY = '1900-01-01';
@@ -288,11 +294,19 @@ export class UsageQueryService {
     return { month, currency: account.currency, status: 'open', closed_at: null, keys, total_tokens: tokens, total_amount: formatMicros(micros) };
   }
 
-  /** Operator: freezes a finished month; the stored statement is what every later read returns. */
-  async closeSettlement(accountId: string, month: string): Promise<Settlement> {
+  /**
+   * Operator: freezes a finished month; the stored statement is what every
+   * later read returns. Allowed from CLOSE_GRACE_MS after the month ended in
+   * the account's zone: a call metered in the month's last moments is
+   * committed (or has failed) by then, so no row of the month lands after
+   * the statement was frozen.
+   */
+  async closeSettlement(accountId: string, month: string, now: Date = new Date()): Promise<Settlement> {
     if (!MONTH.test(month) || month < FIRST_DAY.slice(0, 7) || month > LAST_DAY.slice(0, 7)) throw invalid('month', `month must be YYYY-MM, ${FIRST_DAY.slice(0, 7)} to ${LAST_DAY.slice(0, 7)}`);
     const account = await this.accounts.get(accountId);
-    if (month >= zoneMonth(account.timezone)) throw conflict('month_not_over', `month ${month} has not ended in ${account.timezone}`);
+    if (month >= zoneMonth(account.timezone, new Date(now.getTime() - CLOSE_GRACE_MS))) {
+      throw conflict('month_not_over', `month ${month} has not ended in ${account.timezone}, or ended less than ${CLOSE_GRACE_MS / 1000} s ago`);
+    }
     const statement = await this.computeSettlement(account, month);
     const closedAt = new Date();
     const frozen: Settlement = { ...statement, status: 'closed', closed_at: closedAt.toISOString() };

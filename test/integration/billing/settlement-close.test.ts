@@ -129,4 +129,16 @@ describe('billing: closing a settlement month (operator CLI)', function () {
     }
     expect((await statement(current)).status).to.equal('open');
   });
+
+  it('closing a month within a minute of its end in the account zone → 409 month_not_over (late group commits)', async () => {
+    const fresh = await createAccount(t, { timezone: TZ });
+    // 2026-09 ends at 2026-09-30T16:00:00Z in Asia/Shanghai.
+    for (const at of ['2026-09-30T15:59:59Z', '2026-09-30T16:00:30Z']) {
+      const error = await t.app.services.usage.closeSettlement(fresh.accountId, '2026-09', new Date(at)).catch((e: unknown) => e);
+      expect(error, at).to.be.instanceOf(AppError);
+      expect(error, at).to.include({ status: 409, code: 'month_not_over' });
+    }
+    const frozen = await t.app.services.usage.closeSettlement(fresh.accountId, '2026-09', new Date('2026-09-30T16:01:01Z'));
+    expect(frozen.status).to.equal('closed');
+  });
 });

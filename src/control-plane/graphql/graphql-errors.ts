@@ -30,7 +30,7 @@ export function isClientError(formatted: GraphQLFormattedError): boolean {
 
 /**
  * The GraphQL transport's one error mapping (Apollo's `formatError`): an
- * AppError keeps its code, field and HTTP status in `extensions`; anything
+ * AppError keeps its code, field, HTTP status and retry-after seconds in `extensions`; anything
  * unexpected becomes an opaque `internal_error` with no stack and no SQL.
  */
 export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
@@ -43,9 +43,16 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
     return { message: formatted.message, ...where, extensions: { code: String(formatted.extensions?.code).toLowerCase(), http: 400 } };
   }
   const mapped = appError ?? toAppError(error);
+  // What REST sends as a retry-after header (login throttling, database outage), in seconds.
+  const retryAfter = Number(mapped.headers['retry-after']);
   return {
     message: mapped.message,
     ...where,
-    extensions: { code: mapped.code, http: mapped.status, ...(mapped.field ? { field: mapped.field } : {}) },
+    extensions: {
+      code: mapped.code,
+      http: mapped.status,
+      ...(mapped.field ? { field: mapped.field } : {}),
+      ...(Number.isInteger(retryAfter) && retryAfter > 0 ? { retryAfter } : {}),
+    },
   };
 }

@@ -5,7 +5,7 @@ import type { TestApp } from '../../support/app';
 export interface GraphqlError {
   message: string;
   path?: string[];
-  extensions: { code: string; http?: number; field?: string };
+  extensions: { code: string; http?: number; field?: string; retryAfter?: number };
 }
 
 export interface GraphqlResponse<T = any> {

@@ -35,6 +35,16 @@ describe('GraphQL sessions and viewer', () => {
     expect(response.text).not.to.include('not-the-password');
   });
 
+  it('throttles after 5 failed logins with login_throttled, http 429 and retryAfter seconds, as REST does', async () => {
+    const victim = await addUser(t, owner.accountId, 'viewer');
+    for (let i = 0; i < 5; i++) expect(errorCode(await gql(t, LOGIN, { email: victim.email, password: `wrong-${i}` }))).to.equal('invalid_credentials');
+    const throttled = await gql(t, LOGIN, { email: victim.email, password: victim.password });
+    expect(errorCode(throttled)).to.equal('login_throttled');
+    const { http, retryAfter = 0 } = throttled.errors![0]!.extensions;
+    expect(http).to.equal(429);
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 15 * 60, `retryAfter ${retryAfter}`).to.equal(true);
+  });
+
   it('refuses an empty e-mail naming the field', async () => {
     const response = await gql(t, LOGIN, { email: '', password: 'x' });
     expect(errorCode(response)).to.equal('invalid_field');

@@ -169,7 +169,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (appError.status >= 500) request.log.error({ err: appError.cause ?? appError }, 'request failed');
     unroutable(request, reply, appError);
   });
-  installMetrics(server, metrics, options.clusterWorker ? clusterMetricsSource(metrics.registry) : () => metrics.registry.metrics());
+  installMetrics(server, metrics, options.clusterWorker ? clusterMetricsSource(metrics.registry) : () => metrics.registry.metrics(), config.metricsToken);
   if (options.clusterWorker) {
     const worker = String(options.clusterWorker.id);
     server.addHook('onRequest', (_request, reply, done) => {

@@ -19,6 +19,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** How much V8 may grow the heap between full collections, in percent (src/heap.ts); 0: V8's default. */
   heapGrowthPercent: number;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   /** Request-body bytes in flight before new requests get 503 overloaded; unset: an eighth of the heap limit. */
   bodyBudgetBytes: number | undefined;
   /** Upstream credentials and base URLs, looked up by name (catalog `api_key_env`). */
@@ -71,6 +73,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('GATEWAY_BOOTSTRAP_TOKEN', 'must be at least 16 characters');
   }
 
+  const metricsToken = env.GATEWAY_METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    throw new ConfigError('GATEWAY_METRICS_TOKEN', 'must be at least 16 characters, without spaces');
+  }
+
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -87,6 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlHours: int(env, 'GATEWAY_SESSION_TTL_HOURS', 12, 1, 24 * 30),
     workers: int(env, 'GATEWAY_WORKERS', 1, 1, 64),
     shutdownGraceMs: int(env, 'GATEWAY_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    metricsToken,
     heapGrowthPercent: int(env, 'GATEWAY_HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 400),
     bodyBudgetBytes: env.GATEWAY_BODY_BUDGET_MB ? int(env, 'GATEWAY_BODY_BUDGET_MB', 0, 1, 65_536) * 1024 * 1024 : undefined,
     upstreamEnv: env,

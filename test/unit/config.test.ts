@@ -8,6 +8,9 @@ describe('config', () => {
     expect(config.host).to.equal('127.0.0.1');
     expect(config.timezone).to.equal('UTC');
     expect(config.databaseUrl).to.equal(undefined);
+    expect(config.heapGrowthPercent).to.equal(20);
+    expect(config.bodyBudgetBytes).to.equal(undefined);
+    expect(config.metricsToken).to.equal(undefined);
   });
 
   const bad: Array<[string, string]> = [
@@ -17,6 +20,10 @@ describe('config', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['GATEWAY_BOOTSTRAP_TOKEN', 'short'],
     ['GATEWAY_WORKERS', '0'],
+    ['GATEWAY_METRICS_TOKEN', 'too-short'],
+    ['GATEWAY_METRICS_TOKEN', 'has a space in it somewhere'],
+    ['GATEWAY_BODY_BUDGET_MB', '0'],
+    ['GATEWAY_HEAP_GROWTH_PERCENT', '-5'],
   ];
   for (const [name, value] of bad) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {

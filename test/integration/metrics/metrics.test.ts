@@ -120,3 +120,23 @@ describe('metrics: GET /metrics', function () {
     expect(after).to.not.include('no-such-model-typed-by-a-caller');
   });
 });
+
+describe('metrics: GATEWAY_METRICS_TOKEN', () => {
+  let t: TestApp;
+  const token = 'scrape-token-0123456789abcdef';
+
+  before(async () => {
+    t = await startTestApp({ env: { GATEWAY_METRICS_TOKEN: token } });
+  });
+  after(async () => t?.close());
+
+  it('answers a scrape without the bearer token, or with another one, 401; with it, the metrics', async () => {
+    expect((await fetch(`${t.baseUrl}/metrics`)).status).to.equal(401);
+    const wrong = await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${token.slice(0, -1)}x` } });
+    expect(wrong.status).to.equal(401);
+    expect(await wrong.text()).to.not.include('gateway_');
+    const right = await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    expect(right.status).to.equal(200);
+    expect(await right.text()).to.match(/^gateway_usage_queue_depth \d+$/m);
+  });
+});

@@ -199,7 +199,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     contract: await loadContract(CONTRACT('messages.yaml')),
     keyAuth,
     pipeline,
-    handlers: { ...messagesHandlers(pipeline), ...chatHandlers(pipeline, catalog), ...modelsHandlers(catalog) },
+    handlers: {
+      ...messagesHandlers(pipeline, { stallMs: config.streamStallMs }),
+      ...chatHandlers(pipeline, catalog, { stallMs: config.streamStallMs }),
+      ...modelsHandlers(catalog),
+    },
     drain,
   });
   server.setNotFoundHandler((request, reply) => {

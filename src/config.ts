@@ -19,6 +19,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** How much V8 may grow the heap between full collections, in percent (src/heap.ts); 0: V8's default. */
   heapGrowthPercent: number;
+  /** How long a stream waits for a client that stopped reading before hanging up on it. */
+  streamStallMs: number;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
   /** Request-body bytes in flight before new requests get 503 overloaded; unset: an eighth of the heap limit. */
@@ -95,6 +97,7 @@ export function loadConfig(env: Env = process.env): Config {
     workers: int(env, 'GATEWAY_WORKERS', 1, 1, 64),
     shutdownGraceMs: int(env, 'GATEWAY_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     metricsToken,
+    streamStallMs: int(env, 'GATEWAY_STREAM_STALL_MS', 60_000, 100, 3_600_000),
     heapGrowthPercent: int(env, 'GATEWAY_HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 400),
     bodyBudgetBytes: env.GATEWAY_BODY_BUDGET_MB ? int(env, 'GATEWAY_BODY_BUDGET_MB', 0, 1, 65_536) * 1024 * 1024 : undefined,
     upstreamEnv: env,

@@ -24,6 +24,7 @@ describe('config', () => {
     ['GATEWAY_METRICS_TOKEN', 'has a space in it somewhere'],
     ['GATEWAY_BODY_BUDGET_MB', '0'],
     ['GATEWAY_HEAP_GROWTH_PERCENT', '-5'],
+    ['GATEWAY_STREAM_STALL_MS', '10'],
   ];
   for (const [name, value] of bad) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {

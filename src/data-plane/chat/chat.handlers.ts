@@ -1,7 +1,7 @@
 import type { OperationHandler } from '../../http/openapi-router';
 import type { Catalog } from '../../routing/catalog.types';
 import { callContext } from '../http/data-plane';
-import { serveCall, type FormCodec } from '../http/serve-call';
+import { serveCall, type FormCodec, type ServeOptions } from '../http/serve-call';
 import type { Pipeline } from '../pipeline';
 import { decodeChatRequest, type ChatCompletionRequest } from './chat.decoder';
 import { ChatStreamEncoder, encodeChatCompletion } from './chat.encoder';
@@ -25,14 +25,14 @@ export function chatCodec(includeUsage: boolean): FormCodec {
   };
 }
 
-export function chatHandlers(pipeline: Pipeline, catalog: Catalog): Record<string, OperationHandler> {
+export function chatHandlers(pipeline: Pipeline, catalog: Catalog, serve: ServeOptions): Record<string, OperationHandler> {
   return {
     createChatCompletion: async ({ request, reply, body }) => {
       const chat = body as ChatCompletionRequest;
       const ctx = callContext(request, reply, 'chat_completions');
       const defaultMaxTokens = catalog.modelsByName.get(chat.model)?.defaultMaxTokens ?? 4096;
       const call = await pipeline.start(ctx, decodeChatRequest(chat, defaultMaxTokens));
-      await serveCall(call, chatCodec(chat.stream_options?.include_usage === true), reply, request.id);
+      await serveCall(call, chatCodec(chat.stream_options?.include_usage === true), reply, request.id, serve);
       return reply;
     },
   };

@@ -23,12 +23,23 @@ export interface FormCodec {
   stream(call: Call): StreamWriter;
 }
 
-function write(reply: FastifyReply, chunk: string): Promise<void> {
+export interface ServeOptions {
+  /**
+   * How long a stream may wait for a client that stopped reading (its socket
+   * buffers full) before the gateway hangs up on it: the call is then cut
+   * like a client abort (upstream cancelled, what was produced metered).
+   */
+  stallMs: number;
+}
+
+function write(reply: FastifyReply, chunk: string, stallMs: number): Promise<void> {
   if (chunk === '' || reply.raw.destroyed) return Promise.resolve();
   if (reply.raw.write(chunk)) return Promise.resolve();
   // Backpressure: a slow client slows the upstream read instead of growing memory.
   return new Promise((resolve) => {
+    const stalled = setTimeout(() => reply.raw.destroy(), stallMs);
     const done = () => {
+      clearTimeout(stalled);
       reply.raw.off('drain', done);
       reply.raw.off('close', done);
       resolve();
@@ -66,7 +77,7 @@ async function servePlain(call: Call, codec: FormCodec, reply: FastifyReply): Pr
     .send(codec.plain(call, collector.content(), usage));
 }
 
-async function serveStream(call: Call, codec: FormCodec, reply: FastifyReply, requestId: string): Promise<void> {
+async function serveStream(call: Call, codec: FormCodec, reply: FastifyReply, requestId: string, { stallMs }: ServeOptions): Promise<void> {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -85,16 +96,16 @@ async function serveStream(call: Call, codec: FormCodec, reply: FastifyReply, re
       if (!started && e.type !== 'message_start' && e.type !== 'usage') {
         // message_start waits for the upstream's opening usage, so it can carry it.
         started = true;
-        await write(reply, writer.start(call.usageSoFar()));
+        await write(reply, writer.start(call.usageSoFar()), stallMs);
       }
       if (e.type === 'message_stop') {
-        if (!started) await write(reply, writer.start(call.usageSoFar()));
+        if (!started) await write(reply, writer.start(call.usageSoFar()), stallMs);
         started = true;
         const usage = await call.finish(e.stopReason === 'refusal' ? 'blocked' : 'ok');
-        await write(reply, writer.finish(e.stopReason, e.stopSequence ?? null, usage));
+        await write(reply, writer.finish(e.stopReason, e.stopSequence ?? null, usage), stallMs);
         break;
       }
-      await write(reply, writer.event(e));
+      await write(reply, writer.event(e), stallMs);
     }
   } catch (error) {
     // Cut by the gateway (grace period over): the client is still listening, so it is told why.
@@ -106,16 +117,16 @@ async function serveStream(call: Call, codec: FormCodec, reply: FastifyReply, re
     const appError =
       cut ?? (error instanceof UpstreamError ? new AppError('upstream', 'upstream_failed', `the upstream failed mid-stream: ${error.message}`) : toAppError(error));
     await call.finish('upstream_error', cut?.code ?? (error instanceof UpstreamError ? error.failure : appError.code)).catch(() => undefined);
-    if (!started) await write(reply, writer.start(call.usageSoFar()));
-    await write(reply, writer.error(appError));
+    if (!started) await write(reply, writer.start(call.usageSoFar()), stallMs);
+    await write(reply, writer.error(appError), stallMs);
   } finally {
     res.end();
   }
 }
 
 /** Answers an accepted call in the caller's form, plain or streamed. */
-export async function serveCall(call: Call, codec: FormCodec, reply: FastifyReply, requestId: string): Promise<void> {
-  if (call.request.stream) await serveStream(call, codec, reply, requestId);
+export async function serveCall(call: Call, codec: FormCodec, reply: FastifyReply, requestId: string, options: ServeOptions): Promise<void> {
+  if (call.request.stream) await serveStream(call, codec, reply, requestId, options);
   else await servePlain(call, codec, reply);
 }
 

@@ -1,7 +1,7 @@
 import type { OperationHandler } from '../../http/openapi-router';
 import type { Pipeline } from '../pipeline';
 import { callContext } from '../http/data-plane';
-import { serveCall, type FormCodec } from '../http/serve-call';
+import { serveCall, type FormCodec, type ServeOptions } from '../http/serve-call';
 import { countRequestTokens } from '../token-count';
 import { decodeMessagesBody, decodeMessagesRequest, type CountTokensRequest, type MessagesRequest } from './messages.decoder';
 import { encodeMessage, MessagesStreamEncoder } from './messages.encoder';
@@ -25,12 +25,12 @@ export const messagesCodec: FormCodec = {
   },
 };
 
-export function messagesHandlers(pipeline: Pipeline): Record<string, OperationHandler> {
+export function messagesHandlers(pipeline: Pipeline, serve: ServeOptions): Record<string, OperationHandler> {
   return {
     createMessage: async ({ request, reply, body }) => {
       const ctx = callContext(request, reply, 'messages');
       const call = await pipeline.start(ctx, decodeMessagesRequest(body as MessagesRequest));
-      await serveCall(call, messagesCodec, reply, request.id);
+      await serveCall(call, messagesCodec, reply, request.id, serve);
       return reply;
     },
     countMessageTokens: async ({ request, reply, body }) => {

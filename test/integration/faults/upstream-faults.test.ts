@@ -213,3 +213,78 @@ describe('faults: upstream failures as the caller sees them', function () {
     expect(tail).to.include('event: message_stop');
   });
 });
+
+describe('faults: a client that stops reading a stream', function () {
+  this.timeout(30_000);
+  let t: TestApp;
+  let key: string;
+  let anthropic: FakeUpstream;
+
+  before(async () => {
+    anthropic = await startFakeAnthropic();
+    t = await startTestApp({
+      env: { FAKE_UPSTREAM_KEY: 'sk-upstream-test', GATEWAY_STREAM_STALL_MS: '600' },
+      catalog: catalogJson(
+        { claude: { type: 'anthropic', base_url: anthropic.baseUrl, api_key_env: 'FAKE_UPSTREAM_KEY' } },
+        { real: [{ provider: 'claude', model: 'claude-fake' }] },
+      ),
+    });
+    const account = await createAccount(t);
+    key = (await createKey(t, account.token, { model_scope: ['real'] })).api_key;
+  });
+
+  after(async () => {
+    await t?.close();
+    await anthropic?.close();
+  });
+
+  it('is hung up on after GATEWAY_STREAM_STALL_MS, the upstream call ends and what was produced is metered', async () => {
+    const piece = 'y'.repeat(4_095) + ' ';
+    anthropic.script({ chunks: Array.from({ length: 4_000 }, () => piece), usage: { input: 5, output: 4_000_000 } });
+    const { port } = new URL(t.baseUrl);
+    const body = JSON.stringify(messagesBody('real', true));
+    // The hang-up is seen on the server side: a paused client socket would not notice it.
+    let serverClosed: Promise<number> | undefined;
+    const capture = (request: { url?: string }, res: ServerResponse) => {
+      if (request.url?.startsWith('/v1/messages')) serverClosed = new Promise((resolve) => res.once('close', () => resolve(Date.now())));
+    };
+    t.app.server.server.on('request', capture);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let head = '';
+    let received = 0;
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (head.length < 2_000) head += chunk.toString('latin1');
+    });
+    socket.write(
+      `POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    while (received < 64 * 1024) await new Promise((resolve) => setTimeout(resolve, 5));
+    socket.pause();
+    const pausedAt = Date.now();
+    const hungUpAt = await serverClosed!;
+    t.app.server.server.off('request', capture);
+    const requestId = /request-id: (req_\w+)/i.exec(head)?.[1];
+    expect(requestId, 'request-id header').to.be.a('string');
+    expect(hungUpAt - pausedAt, 'hung up after the stall limit, not long after').to.be.within(300, 5_000);
+
+    // The upstream exchange is over (cancelled, or written out into socket buffers) rather than left hanging.
+    await anthropic.requests.at(-1)!.ended;
+    // The record is written once the call has wound down.
+    let record: UsageRow | undefined;
+    for (let i = 0; i < 50 && !record; i++) {
+      const db = await testDatabase();
+      const rows = await db.pool.query<UsageRow>('select * from usage_records where request_id = $1', [requestId]);
+      record = rows.rows[0];
+      if (!record) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(record, 'usage record').to.not.equal(undefined);
+    expect(record!.status).to.equal('client_aborted');
+    // Billed for what went through the gateway before it hung up: some, and far from the whole 16 MB reply
+    // (loopback socket buffers hold a few MB, so the upstream may have written more than that).
+    const whole = 4_000 * 1_025;
+    expect(Number(record!.tokens_output), 'what was produced is billed').to.be.within(1, whole / 2);
+    socket.destroy();
+  });
+});

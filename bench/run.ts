@@ -222,23 +222,8 @@ class RssSampler {
     }
   }
 
-  private children(): number[] {
-    const pids: number[] = [];
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        if (ppid === this.root) pids.push(Number(entry));
-      } catch {
-        // gone
-      }
-    }
-    return pids;
-  }
-
   sample(): void {
-    for (const pid of [this.root, ...this.children()]) {
+    for (const pid of processTree(this.root)) {
       const kb = RssSampler.hwmKb(pid);
       if (kb !== undefined) this.peaks.set(pid, Math.max(kb, this.peaks.get(pid) ?? 0));
     }
@@ -322,27 +307,13 @@ function cpuTimeUs(pids: number[]): number {
   return ticks * CLOCK_TICK_US;
 }
 
-/** A process and its children (cluster workers). */
-function processTree(root: number): number[] {
-  const pids = [root];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === root) pids.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return pids;
-}
-
-function postgresPids(): number[] {
+/** Every live process whose /proc entry satisfies `test` (read errors: the process is gone). */
+function pidsWhere(test: (pid: string) => boolean): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') pids.push(Number(entry));
+      if (test(entry)) pids.push(Number(entry));
     } catch {
       // gone
     }
@@ -350,7 +321,19 @@ function postgresPids(): number[] {
   return pids;
 }
 
-/** Runs a load round and charges it the CPU time its target (and PostgreSQL) spent. */
+/** A process and its children (cluster workers). */
+function processTree(root: number): number[] {
+  const parentOf = (pid: string) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  };
+  return [root, ...pidsWhere((pid) => parentOf(pid) === root)];
+}
+
+function postgresPids(): number[] {
+  return pidsWhere((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres');
+}
+
 /** The fake upstream's pid, for the CPU accounting of each round. */
 let upstreamPid = 0;
 

@@ -22,6 +22,7 @@ const USAGE = `usage: npm run admin -- <command>
   user create --account ID --email E --password P --role owner|admin|viewer
   credit-limit set --account ID --amount D|none
   guardrail set --account ID --rule R --policy block|redact|flag|off
+  guardrail reset --account ID --rule R
   settlement close --account ID --month YYYY-MM`;
 
 class UsageError extends Error {}
@@ -54,7 +55,7 @@ async function run(argv: string[]): Promise<unknown> {
     strict: true,
   });
   const command = `${noun ?? ''} ${verb ?? ''}`.trim();
-  const known = ['account create', 'account list', 'user create', 'credit-limit set', 'guardrail set', 'settlement close'];
+  const known = ['account create', 'account list', 'user create', 'credit-limit set', 'guardrail set', 'guardrail reset', 'settlement close'];
   if (!known.includes(command)) throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
 
   const config = loadConfig();
@@ -99,10 +100,14 @@ async function run(argv: string[]): Promise<unknown> {
         const account = await accounts.setCreditLimit(operator(accountId), parseCreditLimit(required(values, 'amount'), 'amount'));
         return view(account);
       }
-      case 'guardrail set': {
+      case 'guardrail set':
+      case 'guardrail reset': {
         const account = await accounts.get(required(values, 'account'));
         const guardrails = new GuardrailPolicyService(database.orm, audit, { catalogPolicies: catalog.guardrails.policies });
-        const rule = await guardrails.set(operator(account.id), required(values, 'rule'), required(values, 'policy'));
+        const rule =
+          command === 'guardrail set'
+            ? await guardrails.set(operator(account.id), required(values, 'rule'), required(values, 'policy'))
+            : await guardrails.reset(operator(account.id), required(values, 'rule'));
         return { account_id: account.id, ...guardrailRule(rule) };
       }
       default: {

@@ -295,7 +295,16 @@ export interface paths {
          */
         put: operations["setGuardrailPolicy"];
         post?: never;
-        delete?: never;
+        /**
+         * Reset a guardrail policy to the default
+         * @description Drops the account's own policy for one rule, so the rule follows the
+         *     default again (built-in default, or the catalog's
+         *     `guardrails.policies`), later catalog changes included. It applies to
+         *     the account's next calls on every gateway process; the change is
+         *     audited (`guardrail.policy_reset`). A rule without an override is
+         *     answered the same way and nothing changes.
+         */
+        delete: operations["resetGuardrailPolicy"];
         options?: never;
         head?: never;
         patch?: never;
@@ -550,7 +559,7 @@ export interface components {
             /** @description E-mail of the console user, or `operator-cli`. */
             actor: string;
             actor_user_id: string | null;
-            /** @description What happened, e.g. `key.create`, `key.update`, `key.suspend`, `key.resume`, `key.cancel`. */
+            /** @description What happened, e.g. `key.create`, `key.update`, `key.suspend`, `key.resume`, `key.cancel`, `guardrail.policy_set`, `guardrail.policy_reset`. */
             action: string;
             api_key_id: string | null;
             /** @description Changed fields, each with its old and new value. */
@@ -1102,6 +1111,32 @@ export interface operations {
         };
         responses: {
             /** @description The rule with its new effective policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardrailRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    resetGuardrailPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A rule name from `listGuardrailPolicies`, e.g. `cn-mobile`; an unknown one is `400` (`field: rule`). */
+                rule: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule with its effective (default) policy. */
             200: {
                 headers: {
                     [name: string]: unknown;

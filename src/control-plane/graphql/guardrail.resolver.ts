@@ -29,4 +29,13 @@ export class GuardrailResolver {
   ): Promise<GuardrailPolicyType> {
     return toGuardrailPolicyType(await services.guardrailPolicies.set(actor, rule, policy));
   }
+
+  @Mutation(() => GuardrailPolicyType, { description: 'Drops the account’s policy for one rule, so it follows the default again; owners and admins only.' })
+  async resetGuardrailPolicy(
+    @CurrentActor() actor: Actor,
+    @Ctx() { services }: GraphqlContext,
+    @Arg('rule', () => String) rule: string,
+  ): Promise<GuardrailPolicyType> {
+    return toGuardrailPolicyType(await services.guardrailPolicies.reset(actor, rule));
+  }
 }

@@ -23,5 +23,6 @@ export function guardrailHandlers(policies: GuardrailPolicyService): Record<stri
       const policy = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).policy : undefined;
       return guardrailRule(await policies.set(actorOf(request), params.rule, policy));
     },
+    resetGuardrailPolicy: async ({ request, params }) => guardrailRule(await policies.reset(actorOf(request), params.rule)),
   };
 }

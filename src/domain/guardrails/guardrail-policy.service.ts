@@ -1,12 +1,13 @@
 // Guardrail policies per account (DESIGN §8): every built-in rule's policy
 // is its category default, overridden by the catalog's `guardrails.policies`
-// and then by the account's own choice, stored in account_guardrail_policies.
-// A change is audited and announced on the accounts channel, so every
-// gateway process drops the account's cached guardrail engine.
-import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
+// and then by the account's own choice, stored in account_guardrail_policies
+// until the account resets it. A change is audited and announced on the
+// accounts channel, so every gateway process drops the account's cached
+// guardrail engine.
+import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { CHANNELS, notifyChange } from '../../db/change-feed';
 import { AccountSchema } from '../../db/entities/account.entity';
-import { AccountGuardrailPolicySchema } from '../../db/entities/account-guardrail-policy.entity';
+import { AccountGuardrailPolicySchema, type AccountGuardrailPolicy } from '../../db/entities/account-guardrail-policy.entity';
 import { newId } from '../../db/ids';
 import { invalid, notFound } from '../../errors';
 import type { DetectorCategory } from '../../guardrails/detector.types';
@@ -73,30 +74,60 @@ export class GuardrailPolicyService {
   /** Sets one rule's policy for the actor's account; owners and admins only. */
   async set(actor: Actor, rule: unknown, policy: unknown): Promise<GuardrailRuleView> {
     assertCanMutate(actor);
-    if (typeof rule !== 'string' || !(rule in BUILT_IN_RULES)) {
-      throw invalid('rule', `rule must be one of: ${Object.keys(BUILT_IN_RULES).join(', ')}`, 'unknown_guardrail_rule');
-    }
+    const known = knownRule(rule);
     if (!isGuardrailPolicy(policy)) throw invalid('policy', `policy must be one of: ${GUARDRAIL_POLICIES.join(', ')}`);
-    const saved = await inTransaction(this.orm, async (em) => {
-      // The account row lock serialises concurrent changes, so the first write of a rule cannot race into the unique index.
-      const account = await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
-      const existing = await em.findOne(AccountGuardrailPolicySchema, { account: account.id, rule });
-      const before = existing?.policy ?? this.defaults[rule];
+    return this.change(actor, known, (em, existing) => {
+      const before = existing?.policy ?? this.defaults[known];
       const now = new Date();
       if (existing) {
         existing.policy = policy;
         existing.updatedAt = now;
       } else {
-        em.create(AccountGuardrailPolicySchema, { id: newId('grp'), account: account.id, rule, policy, updatedAt: now });
+        em.create(AccountGuardrailPolicySchema, { id: newId('grp'), account: actor.accountId, rule: known, policy, updatedAt: now });
       }
-      if (before !== policy) this.audit.record(em, actor, 'guardrail.policy_set', null, { [rule]: { from: before, to: policy } });
-      await em.flush();
-      await notifyChange(em, CHANNELS.accounts, account.id);
-      return { policy, updatedAt: now };
+      if (before !== policy) this.audit.record(em, actor, 'guardrail.policy_set', null, { [known]: { from: before, to: policy } });
+      return { override: { policy, updatedAt: now }, changed: true };
     });
-    this.options.onChange?.(actor.accountId);
-    return this.view(rule, saved);
+  }
+
+  /**
+   * Drops the account's override of one rule, so it follows the default
+   * (built-in or catalog) again, later catalog changes included; owners and
+   * admins only. Without an override nothing changes: no audit, no NOTIFY.
+   */
+  async reset(actor: Actor, rule: unknown): Promise<GuardrailRuleView> {
+    assertCanMutate(actor);
+    const known = knownRule(rule);
+    return this.change(actor, known, (em, existing) => {
+      if (!existing) return { override: undefined, changed: false };
+      em.remove(existing);
+      // Audited even when the override equals today's default: the account stops being pinned to it.
+      this.audit.record(em, actor, 'guardrail.policy_reset', null, { [known]: { from: existing.policy, to: this.defaults[known] } });
+      return { override: undefined, changed: true };
+    });
+  }
+
+  /**
+   * One change of the actor's override of `rule`, in a transaction holding
+   * the account row lock: concurrent changes are serialised, so the first
+   * write of a rule cannot race into the unique index. A change is announced
+   * to every gateway process once it commits.
+   */
+  private async change(
+    actor: Actor,
+    rule: string,
+    work: (em: EntityManager, existing: AccountGuardrailPolicy | null) => { override: Override | undefined; changed: boolean },
+  ): Promise<GuardrailRuleView> {
+    const { override, changed } = await inTransaction(this.orm, async (em) => {
+      const account = await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
+      const outcome = work(em, await em.findOne(AccountGuardrailPolicySchema, { account: account.id, rule }));
+      await em.flush();
+      if (outcome.changed) await notifyChange(em, CHANNELS.accounts, account.id);
+      return outcome;
+    });
+    if (changed) this.options.onChange?.(actor.accountId);
+    return this.view(rule, override);
   }
 
   private async overrides(accountId: string): Promise<Map<string, Override>> {
@@ -116,4 +147,12 @@ export class GuardrailPolicyService {
       updatedAt: override?.updatedAt ?? null,
     };
   }
+}
+
+/** The rule name if the gateway has it, else the 400 naming `rule`. */
+function knownRule(rule: unknown): string {
+  if (typeof rule !== 'string' || !(rule in BUILT_IN_RULES)) {
+    throw invalid('rule', `rule must be one of: ${Object.keys(BUILT_IN_RULES).join(', ')}`, 'unknown_guardrail_rule');
+  }
+  return rule;
 }

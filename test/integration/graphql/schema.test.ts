@@ -14,7 +14,7 @@ describe('schema/schema.graphql', () => {
     for (const query of ['viewer', 'apiKeys', 'apiKey', 'keyUsage', 'usageRecords', 'settlement', 'models', 'creditStatus', 'auditEvents', 'guardrailPolicies']) {
       expect(schema, query).to.match(new RegExp(`\\n  ${query}[(:]`));
     }
-    for (const mutation of ['createApiKey', 'updateApiKey', 'suspendApiKey', 'resumeApiKey', 'cancelApiKey', 'login', 'logout', 'setGuardrailPolicy']) {
+    for (const mutation of ['createApiKey', 'updateApiKey', 'suspendApiKey', 'resumeApiKey', 'cancelApiKey', 'login', 'logout', 'setGuardrailPolicy', 'resetGuardrailPolicy']) {
       expect(schema, mutation).to.match(new RegExp(`\\n  ${mutation}[(:]`));
     }
   });

@@ -3,9 +3,6 @@
 // taken in BigInt and rounded once, at a documented point.
 import type { Decimal } from '../routing/catalog.types';
 
-/** Micro-units per currency unit: amounts are stored as integers of 10^-6. */
-export const MICROS_PER_UNIT = 1_000_000n;
-
 /**
  * A price per million tokens with at most 6 places is a whole number of
  * 10^-12 units per token; capping the scale bounds every intermediate BigInt

@@ -1,7 +1,8 @@
 // One stored usage row as the API shows it. Usage detail and the CSV export
 // both map rows here, so the two cannot drift apart field by field.
-import { PRICE_TIERS, type PriceTier } from '../routing/catalog.types';
+import type { PriceTier } from '../routing/catalog.types';
 import { formatMicros } from './decimal';
+import { tierTokens, type PriceClass } from './tiers';
 
 export interface UsageItem {
   request_id: string;
@@ -20,33 +21,18 @@ export interface UsageItem {
   created_at: string;
 }
 
-/** The columns ITEM_COLUMNS selects, as node-postgres returns them. */
-export interface UsageRow {
+/** The columns ITEM_COLUMNS selects, as node-postgres returns them: the item's own fields plus what it is derived from. */
+export interface UsageRow extends Omit<UsageItem, 'tiers' | 'amount' | 'created_at'> {
   id: string;
-  request_id: string;
-  api_key_id: string;
-  model: string;
-  routed_model: string | null;
-  provider: string | null;
-  form: string;
-  stream: boolean;
-  thinking: boolean;
-  status: string;
-  route_tier: string | null;
-  price_tier: 'thinking' | 'no_thinking';
+  price_tier: PriceClass;
   tokens_input_cache_hit: number;
   tokens_input_cache_miss: number;
   tokens_output: number;
-  total_tokens: number;
   amount_micros: number;
   created_at: Date;
 }
 
 export function usageItem(r: UsageRow): UsageItem {
-  const tiers = Object.fromEntries(PRICE_TIERS.map((t) => [t, 0])) as Record<PriceTier, number>;
-  tiers[`${r.price_tier}.input_cache_hit`] = r.tokens_input_cache_hit;
-  tiers[`${r.price_tier}.input_cache_miss`] = r.tokens_input_cache_miss;
-  tiers[`${r.price_tier}.output`] = r.tokens_output;
   return {
     request_id: r.request_id,
     api_key_id: r.api_key_id,
@@ -58,7 +44,12 @@ export function usageItem(r: UsageRow): UsageItem {
     thinking: r.thinking,
     status: r.status,
     route_tier: r.route_tier,
-    tiers,
+    tiers: tierTokens({
+      priceTier: r.price_tier,
+      inputCacheHit: r.tokens_input_cache_hit,
+      inputCacheMiss: r.tokens_input_cache_miss,
+      output: r.tokens_output,
+    }),
     total_tokens: r.total_tokens,
     amount: formatMicros(r.amount_micros),
     created_at: r.created_at.toISOString(),

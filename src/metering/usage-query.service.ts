@@ -108,6 +108,10 @@ const TIER_SUMS = `price_tier,
 const ITEM_COLUMNS = `id, request_id, api_key_id, model, routed_model, provider, form, stream, thinking, status, route_tier, price_tier,
   tokens_input_cache_hit, tokens_input_cache_miss, tokens_output, total_tokens, amount_micros, created_at`;
 
+function checkMonth(month: string): void {
+  if (!MONTH.test(month) || month < FIRST_DAY.slice(0, 7) || month > LAST_DAY.slice(0, 7)) throw invalid('month', `month must be YYYY-MM, ${FIRST_DAY.slice(0, 7)} to ${LAST_DAY.slice(0, 7)}`);
+}
+
 /** created_at range of account-zone days [start, end] inclusive. */
 const RANGE = `created_at >= ($2::date)::timestamp at time zone $3 and created_at < ($4::date)::timestamp at time zone $3`;
 
@@ -191,7 +195,7 @@ export class UsageQueryService {
     return { where, params };
   }
 
-  async resolveFilter(actor: Actor, query: { start?: unknown; end?: unknown; apiKeyId?: string; model?: string }): Promise<{ account: AccountView; filter: UsageFilter }> {
+  private async resolveFilter(actor: Actor, query: { start?: unknown; end?: unknown; apiKeyId?: string; model?: string }): Promise<{ account: AccountView; filter: UsageFilter }> {
     const account = await this.accounts.get(actor.accountId);
     const range = this.dateRange(query.start, query.end, account);
     return {
@@ -213,7 +217,7 @@ export class UsageQueryService {
        from usage_records where ${where}`,
       params,
     );
-    const rows = await this.pool.query(
+    const rows = await this.pool.query<UsageRow>(
       `select ${ITEM_COLUMNS} from usage_records where ${where} order by created_at desc, id desc limit ${pageSize} offset ${(page - 1) * pageSize}`,
       params,
     );
@@ -222,7 +226,7 @@ export class UsageQueryService {
       total: t.n,
       page,
       page_size: pageSize,
-      items: rows.rows.map((r) => usageItem(r as UsageRow)),
+      items: rows.rows.map(usageItem),
       total_tokens: t.tokens,
       total_amount: formatMicros(t.micros),
     };
@@ -259,7 +263,7 @@ export class UsageQueryService {
   }
 
   async settlement(actor: Actor, month: string): Promise<Settlement> {
-    if (!MONTH.test(month) || month < FIRST_DAY.slice(0, 7) || month > LAST_DAY.slice(0, 7)) throw invalid('month', `month must be YYYY-MM, ${FIRST_DAY.slice(0, 7)} to ${LAST_DAY.slice(0, 7)}`);
+    checkMonth(month);
     const account = await this.accounts.get(actor.accountId);
     const closed = await this.pool.query<{ statement: Settlement; closed_at: Date }>(
       'select statement, closed_at from settlement_closures where account_id = $1 and month = $2',
@@ -269,7 +273,7 @@ export class UsageQueryService {
     return this.computeSettlement(account, month);
   }
 
-  async computeSettlement(account: AccountView, month: string): Promise<Settlement> {
+  private async computeSettlement(account: AccountView, month: string): Promise<Settlement> {
     const result = await this.pool.query<TierRow & { api_key_id: string; name: string; dimension: string }>(
       `select u.api_key_id, k.name, k.dimension, ${TIER_SUMS.replace(/^price_tier/, 'u.price_tier')}
        from usage_records u join api_keys k on k.id = u.api_key_id
@@ -302,7 +306,7 @@ export class UsageQueryService {
    * the statement was frozen.
    */
   async closeSettlement(accountId: string, month: string, now: Date = new Date()): Promise<Settlement> {
-    if (!MONTH.test(month) || month < FIRST_DAY.slice(0, 7) || month > LAST_DAY.slice(0, 7)) throw invalid('month', `month must be YYYY-MM, ${FIRST_DAY.slice(0, 7)} to ${LAST_DAY.slice(0, 7)}`);
+    checkMonth(month);
     const account = await this.accounts.get(accountId);
     if (month >= zoneMonth(account.timezone, new Date(now.getTime() - CLOSE_GRACE_MS))) {
       throw conflict('month_not_over', `month ${month} has not ended in ${account.timezone}, or ended less than ${CLOSE_GRACE_MS / 1000} s ago`);

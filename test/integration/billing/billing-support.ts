@@ -33,6 +33,12 @@ export async function pool(): Promise<pg.Pool> {
   return (await testDatabase()).pool;
 }
 
+/** Every column of usage_records, for tests that seed rows with SQL. */
+export const USAGE_RECORD_COLUMNS = `id, request_id, account_id, api_key_id, form, model, routed_model, provider, route_tier, route_score,
+  route_reasons, thinking, stream, status, error_code, price_tier, raw_input_cache_hit, raw_input_cache_miss, raw_output,
+  tokens_input_cache_hit, tokens_input_cache_miss, tokens_output, amount_input_cache_hit, amount_input_cache_miss, amount_output,
+  total_tokens, amount_micros, guardrail_hits, latency_ms, ttft_ms, created_at`;
+
 export const operator = (accountId: string): Actor => ({ accountId, userId: null, label: 'billing-test', role: 'owner', ip: null });
 
 /** The usage a client saw in one response (both forms reduced to the same fields). */

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { expect } from 'chai';
 import { CSV_HEADER } from '../../../src/metering/usage-query.service';
 import { api, createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../../support/app';
-import { allUsageItems, dataCall, micros, PRICE_TIERS, pool, shiftDay, zoneDay } from './billing-support';
+import { allUsageItems, dataCall, micros, PRICE_TIERS, pool, shiftDay, USAGE_RECORD_COLUMNS, zoneDay } from './billing-support';
 
 const SEEDED = 20_000;
 
@@ -67,10 +67,7 @@ describe('billing: CSV export of the usage detail', function () {
     const db = await pool();
     // Two of every three rows on key A; pairs of rows share one microsecond timestamp.
     await db.query(
-      `insert into usage_records (id, request_id, account_id, api_key_id, form, model, routed_model, provider, route_tier, route_score,
-         route_reasons, thinking, stream, status, error_code, price_tier, raw_input_cache_hit, raw_input_cache_miss, raw_output,
-         tokens_input_cache_hit, tokens_input_cache_miss, tokens_output, amount_input_cache_hit, amount_input_cache_miss, amount_output,
-         total_tokens, amount_micros, guardrail_hits, latency_ms, ttft_ms, created_at)
+      `insert into usage_records (${USAGE_RECORD_COLUMNS})
        select 'use_' || $4 || lpad(g::text, 6, '0'), 'req_' || $4 || lpad(g::text, 6, '0'), $1, case when g % 3 = 0 then $3 else $2 end,
          case when g % 2 = 0 then 'messages' else 'chat_completions' end, 'tsxt-general', 'sim-medium', 'sim', 'standard', 0.5,
          '[]', g % 5 = 0, g % 2 = 1, 'ok', null, case when g % 5 = 0 then 'thinking' else 'no_thinking' end, hit, miss, out,

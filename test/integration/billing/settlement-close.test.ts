@@ -8,7 +8,7 @@ import { runAdmin } from '../../support/admin-cli';
 import { api, createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../../support/app';
 import { testDatabase } from '../../support/db';
 import { dataOf, gql } from '../graphql/graphql-client';
-import { micros, pool, usageInput } from './billing-support';
+import { micros, pool, USAGE_RECORD_COLUMNS, usageInput } from './billing-support';
 
 const TZ = 'Asia/Shanghai';
 const MONTH = '2026-10';
@@ -79,10 +79,7 @@ describe('billing: closing a settlement month (operator CLI)', function () {
     const db = await pool();
     // A late row written straight into October...
     await db.query(
-      `insert into usage_records (id, request_id, account_id, api_key_id, form, model, routed_model, provider, route_tier, route_score,
-         route_reasons, thinking, stream, status, error_code, price_tier, raw_input_cache_hit, raw_input_cache_miss, raw_output,
-         tokens_input_cache_hit, tokens_input_cache_miss, tokens_output, amount_input_cache_hit, amount_input_cache_miss, amount_output,
-         total_tokens, amount_micros, guardrail_hits, latency_ms, ttft_ms, created_at)
+      `insert into usage_records (${USAGE_RECORD_COLUMNS})
        values ('use_late_' || $3, 'req_late_' || $3, $1, $2, 'messages', 'tsxt-general', 'sim-medium', 'sim', 'standard', 0.5, '[]', false, false,
          'ok', null, 'no_thinking', 0, 1000, 100, 0, 1000, 100, 0, 2000, 800, 1100, 2800, '{}', 10, 5, '2026-10-20T04:00:00Z')`,
       [owner.accountId, keyA, Date.now().toString(36)],

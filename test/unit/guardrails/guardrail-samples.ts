@@ -30,7 +30,7 @@ export function breakLastDigit(value: string): string {
   return value.slice(0, -1) + String((last + 1) % 10);
 }
 
-const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+export const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** `count` base62 chars, deterministic for a seed. */
 export function base62(count: number, seed = 7): string {

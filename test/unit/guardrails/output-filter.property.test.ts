@@ -11,12 +11,11 @@ import {
   type GuardrailPolicy,
   type Guardrails,
 } from '../../../src/guardrails';
-import { PEM_KEY, idCard, luhnNumber, pemBodyLines, pemKey } from './guardrail-samples';
+import { BASE62, PEM_KEY, idCard, luhnNumber, pemBodyLines, pemKey } from './guardrail-samples';
 
 const digits = (count: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: count, maxLength: count });
 const chars = (alphabet: string, min: number, max: number) =>
   fc.string({ unit: fc.constantFrom(...alphabet), minLength: min, maxLength: max });
-const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 const idCardSample = fc
   .tuple(fc.integer({ min: 1, max: 8 }), digits(5), fc.date({ min: new Date('1900-01-01'), max: new Date('2020-12-31'), noInvalidDate: true }), digits(3))

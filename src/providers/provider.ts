@@ -35,6 +35,11 @@ export class UpstreamError extends Error {
   }
 }
 
+/** The failure of a call whose caller went away (or that the gateway is shutting down). */
+export function abortedError(): UpstreamError {
+  return new UpstreamError('aborted', 'request aborted by the caller');
+}
+
 /**
  * One upstream protocol. `stream` always yields canonical events, whether the
  * upstream call itself is streamed (`request.stream`) or plain: a plain

@@ -14,8 +14,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { ProviderConfig } from '../routing/catalog.types';
-import { UpstreamError } from './provider';
-import { SseParser, type SseEvent } from './sse-parser';
+import { abortedError, UpstreamError } from './provider';
+import { parseSseStream, type SseEvent } from './sse-parser';
 
 export interface UpstreamHttpRequest {
   url: string;
@@ -213,10 +213,8 @@ export class UpstreamExchange {
   }
 
   /** The body as SSE events, parsed as bytes arrive. */
-  async *events(): AsyncGenerator<SseEvent> {
-    const parser = new SseParser();
-    for await (const chunk of this.chunks()) yield* parser.push(chunk);
-    yield* parser.end();
+  events(): AsyncGenerator<SseEvent> {
+    return parseSseStream(this.chunks());
   }
 
   /**
@@ -331,10 +329,6 @@ function failureBeforeHeaders(cause: Cause | undefined, error: unknown, provider
   }
 }
 
-function abortedError(): UpstreamError {
-  return new UpstreamError('aborted', 'request aborted by the caller');
-}
-
 /** Error code of a failed request, e.g. ECONNREFUSED (node:http sets `code`; fetch hid it in `cause`). */
 function describe(error: unknown): string {
   if (error instanceof Error) {
@@ -356,7 +350,7 @@ function describe(error: unknown): string {
  * (Anthropic adds a top-level `type: "error"`; OpenAI-compatible servers put
  * the kind in `type` or only in `code`).
  */
-export function httpError(status: number, bodyText: string): UpstreamError {
+function httpError(status: number, bodyText: string): UpstreamError {
   let message = bodyText.trim().slice(0, 500) || `upstream answered HTTP ${status}`;
   let upstreamType: string | undefined;
   try {

@@ -1,8 +1,7 @@
 // The catalog `npm start` uses when GATEWAY_CATALOG is unset. It is written in
 // the file format and goes through the same validation as an operator's file,
 // so the offline demo cannot drift from what a real catalog accepts.
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from './catalog-reader';
 
 /** The unit prices of DESIGN §7's example, in CNY per million unified tokens. */
 export const BUILTIN_PRICES = {
@@ -41,6 +40,12 @@ const gpt = (thinking: boolean): RouteJson =>
     ? { provider: 'openai', model: 'o4-mini', thinking: true, unify: { input: 2, output: 2 } }
     : { provider: 'openai', model: 'gpt-4.1', unify: { input: 7, output: 7 } };
 
+/** The real upstreams, each named after its provider type, used when its key variable is set. */
+const REAL_UPSTREAMS = [
+  { type: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY', urlEnv: 'ANTHROPIC_BASE_URL', defaultUrl: 'https://api.anthropic.com', route: claude },
+  { type: 'openai', keyEnv: 'OPENAI_API_KEY', urlEnv: 'OPENAI_BASE_URL', defaultUrl: 'https://api.openai.com/v1', route: gpt },
+] as const;
+
 /** The built-in catalog in file form; real upstreams appear only when their key is set. */
 export function builtinCatalogJson(env: Env): Record<string, unknown> {
   const providers: Record<string, unknown> = {
@@ -49,21 +54,14 @@ export function builtinCatalogJson(env: Env): Record<string, unknown> {
   // Real deployments go first so they serve traffic, with the mock behind them
   // as the fallback that keeps the demo answering when the upstream is down.
   const real: Array<(thinking: boolean) => RouteJson> = [];
-  if (env.ANTHROPIC_API_KEY) {
-    providers.anthropic = {
-      type: 'anthropic',
-      base_url: env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com',
-      api_key_env: 'ANTHROPIC_API_KEY',
+  for (const upstream of REAL_UPSTREAMS) {
+    if (!env[upstream.keyEnv]) continue;
+    providers[upstream.type] = {
+      type: upstream.type,
+      base_url: env[upstream.urlEnv] || upstream.defaultUrl,
+      api_key_env: upstream.keyEnv,
     };
-    real.push(claude);
-  }
-  if (env.OPENAI_API_KEY) {
-    providers.openai = {
-      type: 'openai',
-      base_url: env.OPENAI_BASE_URL || 'https://api.openai.com/v1',
-      api_key_env: 'OPENAI_API_KEY',
-    };
-    real.push(gpt);
+    real.push(upstream.route);
   }
   const first = (thinking: boolean): RouteJson[] => real.map((make) => make(thinking));
 

@@ -6,6 +6,9 @@ import type { Decimal } from './catalog.types';
 
 export type Json = Record<string, unknown>;
 
+/** The environment the catalog resolves `api_key_env` (and the built-in catalog its keys) from. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
 export interface CatalogIssue {
   /** JSON-pointer-ish location, e.g. `models[0].routes.standard[1].provider`; '' for the whole file. */
   path: string;

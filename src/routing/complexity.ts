@@ -7,7 +7,7 @@
 // `reasons` in `x-route` name exactly the parts that added weight. It is
 // tuned against test/fixtures/routing-eval.json (`npm run eval:routing`).
 import type { CanonicalContent, CanonicalMessage, CanonicalRequest } from '../data-plane/canonical';
-import { DEFAULT_ASSESSMENT } from './catalog';
+import { DEFAULT_ASSESSMENT, DEFAULT_MAX_TOKENS } from './catalog';
 import type { AssessmentThresholds, Tier } from './catalog.types';
 import { cueCounts, type CueCounts } from './complexity-cues';
 
@@ -57,11 +57,11 @@ const SCAN_TAIL_CHARS = 2000;
 /** What an image adds to the context, roughly, in tokens. */
 const IMAGE_TOKENS = 800;
 /**
- * The default `max_tokens` of forms where it is optional (catalog
- * DEFAULT_MAX_TOKENS), and what most SDKs send: asking for this much says
- * nothing about the task, only more than this does.
+ * The default `max_tokens` of forms where it is optional, and what most SDKs
+ * send: asking for this much says nothing about the task, only more than this
+ * does.
  */
-const ORDINARY_MAX_TOKENS = 4096;
+const ORDINARY_MAX_TOKENS = DEFAULT_MAX_TOKENS;
 
 /**
  * Score from effective prompt tokens, linear in log(tokens) between these

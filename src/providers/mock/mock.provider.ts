@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CanonicalEvent, CanonicalMessage, UpstreamUsage } from '../../data-plane/canonical';
 import type { MockBehaviour } from '../../routing/catalog.types';
-import { UpstreamError, type ProviderAdapter, type ProviderCall } from '../provider';
+import { abortedError, UpstreamError, type ProviderAdapter, type ProviderCall } from '../provider';
 import { countTokens } from '../../tokenizer';
 import { flattenPrompt, hashText, planReply, splitChunks, type MockReply } from './mock.mapper';
 
@@ -148,7 +148,7 @@ class ChunkClock {
 
   /** Waits before a chunk (none before the first); `countsAsChunk` false for the closing wait. */
   async beforeChunk(countsAsChunk = true): Promise<void> {
-    if (this.signal.aborted) throw aborted();
+    if (this.signal.aborted) throw abortedError();
     if (!this.streaming) return;
     const reset = this.behaviour.resetAfterChunks;
     if (countsAsChunk && reset !== null && this.sent >= reset) {
@@ -160,17 +160,13 @@ class ChunkClock {
 }
 
 async function pause(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) throw aborted();
+  if (signal.aborted) throw abortedError();
   if (ms <= 0) return;
   try {
     await delay(ms, undefined, { signal });
   } catch {
-    throw aborted();
+    throw abortedError();
   }
-}
-
-function aborted(): UpstreamError {
-  return new UpstreamError('aborted', 'request aborted by the caller');
 }
 
 /** The error a real upstream would answer with that status, so fault tests see familiar types. */

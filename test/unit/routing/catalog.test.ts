@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUILTIN_PRICES } from '../../../src/routing/builtin-catalog';
 import {
   CatalogError,
   DEFAULT_CREATED_AT,
@@ -20,14 +21,7 @@ const EXAMPLE_PATH = fileURLToPath(new URL('../../../catalog.example.json', impo
 function example(): Record<string, any> {
   return {
     currency: 'CNY',
-    prices: {
-      'no_thinking.input_cache_hit': '0.5',
-      'no_thinking.input_cache_miss': '2',
-      'no_thinking.output': '8',
-      'thinking.input_cache_hit': '1',
-      'thinking.input_cache_miss': '4',
-      'thinking.output': '16',
-    },
+    prices: { ...BUILTIN_PRICES },
     providers: {
       sim: { type: 'mock' },
       claude: { type: 'anthropic', base_url: 'https://anthropic.example', api_key_env: 'ANTHROPIC_API_KEY' },

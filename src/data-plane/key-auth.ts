@@ -8,20 +8,19 @@ import { zoneDate } from '../domain/zone-time';
 import { AppError } from '../errors';
 import type { CreditMonitor } from '../metering/credit-monitor';
 
+/** Shared by every call made with the key while it is cached: never mutated. */
 export interface AuthenticatedKey {
-  keyId: string;
-  keyName: string;
-  modelScope: ReadonlySet<string>;
-  account: AccountView;
+  readonly keyId: string;
+  readonly keyName: string;
+  readonly modelScope: ReadonlySet<string>;
+  readonly account: AccountView;
 }
 
+/** What is cached per key: the identity handed to every call, and what its status is derived from. */
 interface CachedKey {
-  keyId: string;
-  keyName: string;
+  key: AuthenticatedKey;
   stored: StoredStatus;
   expiresAt: string | null;
-  modelScope: ReadonlySet<string>;
-  account: AccountView;
 }
 
 interface KeyRow {
@@ -74,9 +73,9 @@ export class KeyAuthenticator {
 
   private forgetAccount(accountId: string): void {
     for (const [hash, entry] of this.byHash) {
-      if (entry.account.id === accountId) {
+      if (entry.key.account.id === accountId) {
         this.byHash.delete(hash);
-        this.hashById.delete(entry.keyId);
+        this.hashById.delete(entry.key.keyId);
       }
     }
   }
@@ -97,16 +96,17 @@ export class KeyAuthenticator {
     const entry = this.byHash.get(hash) ?? (await this.load(hash));
     if (!entry) throw new AppError('authentication', 'invalid_api_key', 'The API key is not valid');
 
-    const overLimit = await this.credit.isOverLimit(entry.account);
+    const { key } = entry;
+    const overLimit = await this.credit.isOverLimit(key.account);
     const { status, suspendedReason } = effectiveStatus({
       stored: entry.stored,
       expiresAt: entry.expiresAt,
-      today: zoneDate(entry.account.timezone),
+      today: zoneDate(key.account.timezone),
       overCreditLimit: overLimit,
     });
     switch (status) {
       case 'active':
-        return { keyId: entry.keyId, keyName: entry.keyName, modelScope: entry.modelScope, account: entry.account };
+        return key;
       case 'cancelled':
         throw new AppError('authentication', 'key_cancelled', 'The API key has been cancelled');
       case 'expired':
@@ -132,25 +132,27 @@ export class KeyAuthenticator {
     const row = result.rows[0];
     if (!row) return undefined;
     const entry: CachedKey = {
-      keyId: row.id,
-      keyName: row.name,
+      key: {
+        keyId: row.id,
+        keyName: row.name,
+        modelScope: new Set(row.model_scope),
+        account: {
+          id: row.account_id,
+          name: row.account_name,
+          timezone: row.timezone,
+          currency: row.currency,
+          creditLimitMicros: row.credit_limit_micros,
+          createdAt: row.account_created_at,
+        },
+      },
       stored: row.status,
       expiresAt: row.expires_at,
-      modelScope: new Set(row.model_scope),
-      account: {
-        id: row.account_id,
-        name: row.account_name,
-        timezone: row.timezone,
-        currency: row.currency,
-        creditLimitMicros: row.credit_limit_micros,
-        createdAt: row.account_created_at,
-      },
     };
     // Only cache what an invalidation could reach: the feed must have been up
     // before the read, or a change committed in between would go unnoticed.
     if (feedUp && this.changes.connected) {
       this.byHash.set(hash, entry);
-      this.hashById.set(entry.keyId, hash);
+      this.hashById.set(entry.key.keyId, hash);
     }
     return entry;
   }

@@ -29,8 +29,4 @@ export class BodyBudget {
   give(bytes: number): void {
     if (bytes > 0) this.held = Math.max(0, this.held - bytes);
   }
-
-  get heldBytes(): number {
-    return this.held;
-  }
 }

@@ -33,16 +33,6 @@ export class HttpDrain {
     });
   }
 
-  /** Requests whose response has not closed yet. */
-  get active(): number {
-    return this.inFlight;
-  }
-
-  /** Whether the grace period has run out and in-flight work is being cut. */
-  get cut(): boolean {
-    return this.cutting;
-  }
-
   /** Calls `handler` once if the grace period runs out; the returned function unsubscribes. */
   onCut(handler: () => void): () => void {
     if (this.cutting) {

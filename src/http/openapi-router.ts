@@ -104,6 +104,8 @@ function deepPath(value: unknown, max: number): string {
 type Operation = ReturnType<OpenAPIBackend['getOperations']>[number];
 type ValidateFunction = NonNullable<ReturnType<OpenAPIBackend['validator']['getRequestValidatorsForOperation']>>[number];
 
+const mediaType = (contentType: string | undefined): string => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+
 /**
  * The operation's request check with openapi-backend's own compiled ajv
  * validators, fed from what Fastify has already parsed: the route is matched,
@@ -128,8 +130,7 @@ function requestValidator(
   return (request, params, query) => {
     for (const name of arrayQuery) if (typeof query[name] === 'string') query[name] = [query[name]];
     const input: Record<string, unknown> = { path: params, query, header: request.headers };
-    const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (typeof request.body === 'object' || contentType === 'application/json') input.requestBody = request.body;
+    if (typeof request.body === 'object' || mediaType(request.headers['content-type']) === 'application/json') input.requestBody = request.body;
     for (const check of checks) {
       if (!check(input)) return check.errors?.[0];
     }

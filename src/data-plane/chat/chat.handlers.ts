@@ -26,13 +26,15 @@ export function chatCodec(includeUsage: boolean): FormCodec {
 }
 
 export function chatHandlers(pipeline: Pipeline, catalog: Catalog, serve: ServeOptions): Record<string, OperationHandler> {
+  const withUsage = chatCodec(true);
+  const withoutUsage = chatCodec(false);
   return {
     createChatCompletion: async ({ request, reply, body }) => {
       const chat = body as ChatCompletionRequest;
       const ctx = callContext(request, reply, 'chat_completions');
       const defaultMaxTokens = catalog.modelsByName.get(chat.model)?.defaultMaxTokens ?? 4096;
       const call = await pipeline.start(ctx, decodeChatRequest(chat, defaultMaxTokens));
-      await serveCall(call, chatCodec(chat.stream_options?.include_usage === true), reply, request.id, serve);
+      await serveCall(call, chat.stream_options?.include_usage === true ? withUsage : withoutUsage, reply, request.id, serve);
       return reply;
     },
   };

@@ -7,7 +7,7 @@ import type { CallContext, Pipeline } from '../pipeline';
 import type { ProtocolForm } from '../canonical';
 import type { HttpDrain } from '../../http/drain';
 import { errorFormFor } from './error-envelopes';
-import { sendError, type FormCodec } from './serve-call';
+import { sendError } from './serve-call';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -50,8 +50,6 @@ export function callContext(request: FastifyRequest, reply: FastifyReply, form: 
   });
   return { requestId: request.id, key: authenticatedKey(request), form, signal: controller.signal, startedAt: Date.now() };
 }
-
-export type { FormCodec };
 
 export async function installDataPlane(server: FastifyInstance, deps: DataPlaneDeps): Promise<void> {
   await server.register(async (scope) => {

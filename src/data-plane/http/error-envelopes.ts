@@ -30,8 +30,6 @@ const OPENAI_TYPE: Record<ErrorKind, string> = {
 
 export type ErrorForm = 'anthropic' | 'openai';
 
-export const anthropicErrorType = (error: AppError): string => ANTHROPIC_TYPE[error.kind];
-
 export function errorBody(form: ErrorForm, error: AppError, requestId: string): unknown {
   if (form === 'anthropic') return { type: 'error', error: { type: ANTHROPIC_TYPE[error.kind], message: error.message }, request_id: requestId };
   return { error: { message: error.message, type: OPENAI_TYPE[error.kind], param: error.field ?? null, code: error.code } };

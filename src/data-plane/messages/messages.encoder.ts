@@ -1,8 +1,10 @@
 // CanonicalEvents → the Anthropic Messages form: one JSON object, or the exact
 // SSE event sequence the official client expects (DESIGN §6 wire facts).
 import type { components } from '../../generated/messages';
+import type { AppError } from '../../errors';
 import type { ResponseUsage } from '../../metering/tiers';
 import type { BlockStart, CanonicalEvent, CanonicalResponse, StopReason } from '../canonical';
+import { errorBody } from '../http/error-envelopes';
 
 type Message = components['schemas']['Message'];
 type ContentBlock = components['schemas']['ContentBlock'];
@@ -74,27 +76,23 @@ export class MessagesStreamEncoder {
     return index;
   }
 
+  private delta(upstream: number, delta: Record<string, unknown>): string {
+    return sse('content_block_delta', { type: 'content_block_delta', index: this.index(upstream), delta });
+  }
+
   /** One canonical content event → its SSE text ('' for events with no wire form). */
   event(e: CanonicalEvent): string {
     switch (e.type) {
       case 'block_start':
         return sse('content_block_start', { type: 'content_block_start', index: this.index(e.index), content_block: contentBlock(e.block) });
       case 'text_delta':
-        return sse('content_block_delta', { type: 'content_block_delta', index: this.index(e.index), delta: { type: 'text_delta', text: e.text } });
+        return this.delta(e.index, { type: 'text_delta', text: e.text });
       case 'tool_input_delta':
-        return sse('content_block_delta', {
-          type: 'content_block_delta',
-          index: this.index(e.index),
-          delta: { type: 'input_json_delta', partial_json: e.partialJson },
-        });
+        return this.delta(e.index, { type: 'input_json_delta', partial_json: e.partialJson });
       case 'thinking_delta':
-        return sse('content_block_delta', { type: 'content_block_delta', index: this.index(e.index), delta: { type: 'thinking_delta', thinking: e.text } });
+        return this.delta(e.index, { type: 'thinking_delta', thinking: e.text });
       case 'signature_delta':
-        return sse('content_block_delta', {
-          type: 'content_block_delta',
-          index: this.index(e.index),
-          delta: { type: 'signature_delta', signature: e.signature },
-        });
+        return this.delta(e.index, { type: 'signature_delta', signature: e.signature });
       case 'block_stop':
         return sse('content_block_stop', { type: 'content_block_stop', index: this.index(e.index) });
       case 'message_start':
@@ -112,7 +110,7 @@ export class MessagesStreamEncoder {
     );
   }
 
-  error(type: string, message: string, requestId: string): string {
-    return sse('error', { type: 'error', error: { type, message }, request_id: requestId });
+  error(error: AppError, requestId: string): string {
+    return sse('error', errorBody('anthropic', error, requestId));
   }
 }

@@ -5,7 +5,6 @@ import { serveCall, type FormCodec, type ServeOptions } from '../http/serve-call
 import { countRequestTokens } from '../token-count';
 import { decodeMessagesBody, decodeMessagesRequest, type CountTokensRequest, type MessagesRequest } from './messages.decoder';
 import { encodeMessage, MessagesStreamEncoder } from './messages.encoder';
-import { anthropicErrorType } from '../http/error-envelopes';
 
 export const messagesCodec: FormCodec = {
   errorForm: 'anthropic',
@@ -20,7 +19,7 @@ export const messagesCodec: FormCodec = {
       start: (usage) => encoder.start(call.messageId, call.route.deployment.model, usage),
       event: (e) => encoder.event(e),
       finish: (stopReason, stopSequence, usage) => encoder.finish(stopReason, stopSequence, usage),
-      error: (error) => encoder.error(anthropicErrorType(error), error.message, call.requestId),
+      error: (error) => encoder.error(error, call.requestId),
     };
   },
 };

@@ -25,7 +25,7 @@ import { messagesHandlers } from './data-plane/messages/messages.handlers';
 import { modelsHandlers } from './data-plane/models/models.handlers';
 import { Pipeline, deploymentId } from './data-plane/pipeline';
 import { AppError, toAppError } from './errors';
-import { fromFastify } from './control-plane/rest/rest-errors';
+import { fromFastify, sendRestError } from './control-plane/rest/rest-errors';
 import { GuardrailEngineCache, defaultDetectors } from './guardrails/index';
 import { loadContract } from './http/openapi-router';
 import { PROJECT_ROOT } from './paths';
@@ -238,8 +238,5 @@ export async function createApp(options: AppOptions): Promise<App> {
 function unroutable(request: FastifyRequest, reply: FastifyReply, error: AppError): void {
   const path = request.url.split('?')[0]!;
   if (path.startsWith('/v1/')) return sendError(reply, errorFormFor(path, request.headers), error, request.id);
-  void reply
-    .code(error.status)
-    .headers(error.headers)
-    .send({ error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } });
+  sendRestError(reply, error);
 }

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, toAppError } from '../../errors';
 
 /** The REST control plane's one error mapping: `{error: {code, message, field?}}`. */
@@ -6,11 +6,16 @@ export function installRestErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     const appError = fromFastify(error) ?? toAppError(error);
     if (appError.status >= 500) request.log.error({ err: appError.cause ?? appError }, 'control-plane request failed');
-    void reply
-      .code(appError.status)
-      .headers(appError.headers)
-      .send({ error: { code: appError.code, message: appError.message, ...(appError.field ? { field: appError.field } : {}) } });
+    sendRestError(reply, appError);
   });
+}
+
+/** The REST envelope `{error: {code, message, field?}}` with the error's status and headers. */
+export function sendRestError(reply: FastifyReply, error: AppError): void {
+  void reply
+    .code(error.status)
+    .headers(error.headers)
+    .send({ error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } });
 }
 
 /** Fastify's own 4xx (unparseable JSON, body too large, wrong content type) keep their status. */

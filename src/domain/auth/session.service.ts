@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
 import { ConsoleSessionSchema } from '../../db/entities/console-session.entity';
-import { ConsoleUserSchema } from '../../db/entities/console-user.entity';
+import { ConsoleUserSchema, type ConsoleUser } from '../../db/entities/console-user.entity';
 import { newId } from '../../db/ids';
 import { AppError, conflict, invalid } from '../../errors';
 import { ROLES, type Actor, type Role } from '../actor';
@@ -11,7 +11,7 @@ import { LoginThrottle } from './login-throttle';
 export interface SessionGrant {
   token: string;
   expiresAt: Date;
-  user: { id: string; email: string; role: Role; accountId: string };
+  user: UserView;
 }
 
 export interface UserView {
@@ -27,6 +27,17 @@ export const hashToken = (token: string): string => createHash('sha256').update(
 
 /** Console session tokens: opaque, random, stored only as SHA-256. */
 const newToken = (): string => `tsxs_${randomBytes(32).toString('base64url')}`;
+
+/** The token of an `Authorization: Bearer …` header, or the 401 `missing_session`. */
+function bearerToken(authorization: string | undefined): string {
+  const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+  if (!token) throw new AppError('authentication', 'missing_session', 'A console session token is required (Authorization: Bearer …)');
+  return token;
+}
+
+const invalidSession = (): AppError => new AppError('authentication', 'invalid_session', 'The session token is invalid or has expired');
+
+const userView = (user: ConsoleUser): UserView => ({ id: user.id, email: user.email, role: user.role, accountId: user.account.id });
 
 export class SessionService {
   constructor(
@@ -64,7 +75,7 @@ export class SessionService {
 
   async findUser(email: string): Promise<UserView | null> {
     const user = await this.orm.em.fork().findOne(ConsoleUserSchema, { email: email.toLowerCase() });
-    return user ? { id: user.id, email: user.email, role: user.role, accountId: user.account.id } : null;
+    return user ? userView(user) : null;
   }
 
   async login(emailInput: unknown, password: unknown, ip: string): Promise<SessionGrant> {
@@ -97,7 +108,7 @@ export class SessionService {
       ip,
     });
     await em.flush();
-    return { token, expiresAt, user: { id: user.id, email: user.email, role: user.role, accountId: user.account.id } };
+    return { token, expiresAt, user: userView(user) };
   }
 
   /** Ensures a session exists for a known token (GATEWAY_BOOTSTRAP_TOKEN, or the first-start token). */
@@ -129,25 +140,19 @@ export class SessionService {
 
   /** The actor behind a bearer token, or a 401. */
   async authenticate(authorization: string | undefined, ip: string | null): Promise<Actor> {
-    const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
-    if (!token) throw new AppError('authentication', 'missing_session', 'A console session token is required (Authorization: Bearer …)');
+    const tokenHash = hashToken(bearerToken(authorization));
     const em = this.orm.em.fork();
-    const session = await em.findOne(
-      ConsoleSessionSchema,
-      { tokenHash: hashToken(token), revokedAt: null, expiresAt: { $gt: new Date() } },
-      { populate: ['user'] },
-    );
-    if (!session) throw new AppError('authentication', 'invalid_session', 'The session token is invalid or has expired');
+    const session = await em.findOne(ConsoleSessionSchema, { tokenHash, revokedAt: null, expiresAt: { $gt: new Date() } }, { populate: ['user'] });
+    if (!session) throw invalidSession();
     const user = session.user;
     return { accountId: user.account.id, userId: user.id, label: user.email, role: user.role, ip };
   }
 
   async logout(authorization: string | undefined): Promise<void> {
-    const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
-    if (!token) throw new AppError('authentication', 'missing_session', 'A console session token is required (Authorization: Bearer …)');
+    const tokenHash = hashToken(bearerToken(authorization));
     const em = this.orm.em.fork();
-    const session = await em.findOne(ConsoleSessionSchema, { tokenHash: hashToken(token), revokedAt: null });
-    if (!session) throw new AppError('authentication', 'invalid_session', 'The session token is invalid or has expired');
+    const session = await em.findOne(ConsoleSessionSchema, { tokenHash, revokedAt: null });
+    if (!session) throw invalidSession();
     session.revokedAt = new Date();
     await em.flush();
   }

@@ -1,6 +1,8 @@
 // Helpers for the GraphQL control-plane tests (not a spec file).
-import { testDatabase } from '../../support/db';
 import type { TestApp } from '../../support/app';
+
+// The same SQL and calendar helpers as the REST control-plane tests.
+export { setExpiresAt, zoneToday } from '../control-plane/support';
 
 export interface GraphqlError {
   message: string;
@@ -59,18 +61,4 @@ export const uniqueName = (prefix = 'gql-key'): string => `${prefix}-${process.p
 export async function createKeyGql(t: TestApp, token: string, input: Record<string, unknown> = {}): Promise<{ apiKey: any; secret: string }> {
   const response = await gql(t, CREATE_KEY, { input: { name: uniqueName(), dimension: '部门', modelScope: ['tsxt-general'], ...input } }, token);
   return dataOf(response).createApiKey;
-}
-
-/** Moves a key's last valid day with SQL (into the past, which the API refuses). */
-export async function setExpiresAt(keyId: string, date: string | null): Promise<void> {
-  const { pool } = await testDatabase();
-  const result = await pool.query('update api_keys set expires_at = $2 where id = $1', [keyId, date]);
-  if (result.rowCount !== 1) throw new Error(`setExpiresAt: no key ${keyId}`);
-}
-
-/** `YYYY-MM-DD` today in an IANA zone. */
-export function zoneToday(zone: string, at: Date = new Date()): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(at);
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')}`;
 }

@@ -198,7 +198,6 @@ export async function createApp(options: AppOptions): Promise<App> {
   await installDataPlane(server, {
     contract: await loadContract(CONTRACT('messages.yaml')),
     keyAuth,
-    pipeline,
     handlers: {
       ...messagesHandlers(pipeline, { stallMs: config.streamStallMs }),
       ...chatHandlers(pipeline, catalog, { stallMs: config.streamStallMs }),

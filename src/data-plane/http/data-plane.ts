@@ -3,7 +3,7 @@ import { AppError, toAppError } from '../../errors';
 import { mountOperations, type OpenApiContract, type OperationHandler } from '../../http/openapi-router';
 import { fromFastify } from '../../control-plane/rest/rest-errors';
 import type { AuthenticatedKey, KeyAuthenticator } from '../key-auth';
-import type { CallContext, Pipeline } from '../pipeline';
+import type { CallContext } from '../pipeline';
 import type { ProtocolForm } from '../canonical';
 import type { HttpDrain } from '../../http/drain';
 import { errorFormFor } from './error-envelopes';
@@ -20,7 +20,6 @@ declare module 'fastify' {
 export interface DataPlaneDeps {
   contract: OpenApiContract;
   keyAuth: KeyAuthenticator;
-  pipeline: Pipeline;
   handlers: Record<string, OperationHandler>;
   drain: HttpDrain;
 }

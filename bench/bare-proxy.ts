@@ -3,15 +3,10 @@
 // pool, and pipes the answer back. No auth, routing, guardrails or metering.
 // Run alone: node --import tsx bench/bare-proxy.ts http://127.0.0.1:PORT
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { listenLocal, type LocalServer } from '../test/support/local-server';
 
-export interface BareProxy {
-  origin: string;
-  close(): Promise<void>;
-}
-
-export async function startBareProxy(upstreamOrigin: string, port = 0): Promise<BareProxy> {
+export async function startBareProxy(upstreamOrigin: string, port = 0): Promise<LocalServer> {
   const upstream = new URL(upstreamOrigin);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const server = http.createServer((req, res) => {
@@ -44,14 +39,12 @@ export async function startBareProxy(upstreamOrigin: string, port = 0): Promise<
     });
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const address = server.address() as AddressInfo;
+  const listening = await listenLocal(server, port);
   return {
-    origin: `http://127.0.0.1:${address.port}`,
+    origin: listening.origin,
     close: async () => {
-      server.closeAllConnections();
       agent.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await listening.close();
     },
   };
 }

@@ -5,13 +5,8 @@
 // that time to first token differs from time to last byte, as with a model.
 // Run alone: node --import tsx bench/fake-upstream.ts [streamDelayMs]
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-
-export interface FakeUpstreamServer {
-  origin: string;
-  close(): Promise<void>;
-}
+import { listenLocal, type LocalServer } from '../test/support/local-server';
 
 const WORDS = 'The sea at dusk keeps its own counsel, folding light into the long grey swell.'.split(' ');
 const TEXT = WORDS.join(' ');
@@ -55,7 +50,7 @@ async function stream(res: http.ServerResponse, id: number, model: string, delay
   );
 }
 
-export async function startFakeUpstream(streamDelayMs: number, port = 0): Promise<FakeUpstreamServer> {
+export async function startFakeUpstream(streamDelayMs: number, port = 0): Promise<LocalServer> {
   let serial = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -85,15 +80,7 @@ export async function startFakeUpstream(streamDelayMs: number, port = 0): Promis
     });
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const address = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${address.port}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return listenLocal(server, port);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -20,17 +20,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { buildGateway } from '../scripts/build-gateway';
-import { startEmbeddedPostgres } from '../src/db/embedded';
 import { BUILTIN_PRICES } from '../src/routing/builtin-catalog';
+import { freePort, scratchDatabase } from '../test/support/db';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const NODE_ARGS = ['--import', './src/compat/node20.mjs', '--import', 'tsx'];
@@ -63,17 +61,6 @@ const PROMPT = 'Write a short poem about the sea at dusk, in plain English.';
 const out = (line = ''): boolean => process.stdout.write(`${line}\n`);
 const cleanups: Array<() => Promise<void>> = [];
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 /** Starts a bench/*.ts server in its own process; it prints `{"origin": …}` once listening. */
 async function startChild(script: string, argv: string[]): Promise<{ origin: string; child: ChildProcess }> {
   const child = spawn(process.execPath, [...NODE_ARGS, script, ...argv], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -104,32 +91,9 @@ async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'
 
 /** A fresh database: in DATABASE_URL's server, or an embedded cluster in a temp dir. */
 async function benchDatabase(): Promise<string> {
-  const external = process.env.DATABASE_URL;
-  const name = `gw_bench_${Date.now().toString(36)}`;
-  if (external) {
-    const admin = new pg.Client({ connectionString: external });
-    await admin.connect();
-    await admin.query(`create database "${name}"`);
-    await admin.end();
-    cleanups.push(async () => {
-      const client = new pg.Client({ connectionString: external });
-      await client.connect();
-      await client.query(`drop database if exists "${name}" with (force)`);
-      await client.end();
-    });
-    const url = new URL(external);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'gw-bench-pg-'));
-  // As root, initdb runs as `postgres`, which must reach the directory.
-  await chmod(dir, 0o755);
-  const embedded = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: name, persistent: false });
-  cleanups.push(async () => {
-    await embedded.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
-  return embedded.url;
+  const scratch = await scratchDatabase(`gw_bench_${Date.now().toString(36)}`, process.env.DATABASE_URL);
+  cleanups.push(() => scratch.dispose());
+  return scratch.url;
 }
 
 function catalog(upstreamOrigin: string): unknown {
@@ -240,17 +204,20 @@ class RssSampler {
 
 interface LoadResult {
   requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+interface MeasuredLoad extends LoadResult {
   /** CPU time the target's own processes (and PostgreSQL's) spent per request, µs. */
   cpuUs: number;
   pgCpuUs: number;
   /** The fake upstream's and the load generator's CPU per request: the same work for every target. */
   upstreamCpuUs: number;
   loadCpuUs: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
 }
 
 interface Target {
@@ -278,10 +245,6 @@ async function load(origin: string, extraHeaders: Record<string, string>, second
   });
   return {
     requests: result.requests.total,
-    cpuUs: 0,
-    pgCpuUs: 0,
-    upstreamCpuUs: 0,
-    loadCpuUs: 0,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -292,13 +255,18 @@ async function load(origin: string, extraHeaders: Record<string, string>, second
 
 const CLOCK_TICK_US = 10_000; // USER_HZ is 100 on Linux
 
+/** The fields of /proc/PID/stat after the command name: [1] ppid, [11] utime, [12] stime. Throws when the process is gone. */
+function statFields(pid: number | string): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** CPU time (user + system) used so far by these processes, in µs; gone processes count 0. */
 function cpuTimeUs(pids: number[]): number {
   let ticks = 0;
   for (const pid of pids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const fields = statFields(pid);
       ticks += Number(fields[11]) + Number(fields[12]);
     } catch {
       // gone
@@ -323,22 +291,15 @@ function pidsWhere(test: (pid: string) => boolean): number[] {
 
 /** A process and its children (cluster workers). */
 function processTree(root: number): number[] {
-  const parentOf = (pid: string) => {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  };
-  return [root, ...pidsWhere((pid) => parentOf(pid) === root)];
+  return [root, ...pidsWhere((pid) => Number(statFields(pid)[1]) === root)];
 }
 
 function postgresPids(): number[] {
   return pidsWhere((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres');
 }
 
-/** The fake upstream's pid, for the CPU accounting of each round. */
-let upstreamPid = 0;
-
 /** Runs a load round and charges it the CPU time its target, PostgreSQL, the fake upstream and the load generator (this process) spent. */
-async function measuredLoad(target: Target, seconds: number): Promise<LoadResult> {
+async function measuredLoad(target: Target, seconds: number, upstreamPid: number): Promise<MeasuredLoad> {
   const own = target.pid ? processTree(target.pid) : [];
   const pg = postgresPids();
   const before = cpuTimeUs(own);
@@ -409,7 +370,6 @@ async function main(): Promise<void> {
   const started = Date.now();
   out(`bench: ${os.cpus().length} CPUs, node ${process.version}, ${WORKERS} gateway worker(s), ${ROUNDS} × ${DURATION} s per target, ${CONNECTIONS} connections`);
   const upstream = await startChild('bench/fake-upstream.ts', [args['stream-delay-ms']]);
-  upstreamPid = upstream.child.pid!;
   const bare = await startChild('bench/bare-proxy.ts', [upstream.origin]);
   const databaseUrl = await benchDatabase();
   const gateway = await startGateway(upstream.origin, databaseUrl);
@@ -426,12 +386,12 @@ async function main(): Promise<void> {
     all.push({ name: 'portkey', origin: args.portkey, pid: 0, headers, streams: false });
   }
   const targets = all.filter((t) => !args.only || t.name === args.only);
-  const results = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
+  const results = new Map<string, MeasuredLoad[]>(targets.map((t) => [t.name, []]));
 
   for (const target of targets) await load(target.origin, target.headers, WARMUP);
   for (let round = 1; round <= ROUNDS; round++) {
     for (const target of targets) {
-      const result = await measuredLoad(target, DURATION);
+      const result = await measuredLoad(target, DURATION, upstream.child.pid!);
       results.get(target.name)!.push(result);
       const cpu = target.pid
         ? `  cpu µs/req: ${target.name} ${fmt(result.cpuUs, 0)}, postgres ${fmt(result.pgCpuUs, 0)}, upstream ${fmt(result.upstreamCpuUs, 0)}, autocannon ${fmt(result.loadCpuUs, 0)}`

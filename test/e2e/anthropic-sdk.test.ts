@@ -5,33 +5,33 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { expect } from 'chai';
 import { encode } from 'gpt-tokenizer';
-import { api, createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../support/app';
-import { startFakeAnthropic, startFakeOpenAI, type FakeReply, type FakeUpstream } from '../support/fake-upstreams';
+import { BUILTIN_PRICES } from '../../src/routing/builtin-catalog';
+import { api, createAccount, createKey, type TestAccount, type TestApp } from '../support/app';
+import type { FakeReply, FakeUpstream } from '../support/fake-upstreams';
 import {
-  e2eCatalog,
   eventually,
   expectApiError,
   gatewayUsage,
+  KEY_SCOPE,
   keyUsage,
   micros,
+  MODEL_VIA,
   OPENAI_UNIFY,
-  PRICES,
   PROVIDER_ENV,
+  ROUTED_MODEL,
+  startE2eGateway,
   usageDetail,
+  type E2eGateway,
   type GatewayUsage,
+  type UpstreamKind,
 } from './e2e-support';
-
-type Kind = 'anthropic' | 'openai';
-
-const MODEL: Record<Kind, string> = { anthropic: 'm-anthropic', openai: 'm-openai' };
-const ROUTED: Record<Kind, string> = { anthropic: 'claude-fake', openai: 'gpt-fake' };
 
 /**
  * What the client should see for a scripted upstream usage (DESIGN §9):
  * Anthropic `input` is the uncached part, OpenAI `prompt_tokens` includes the
  * cached part; the OpenAI deployment unifies input ×1.5 and output ×2.
  */
-function expectedUsage(kind: Kind, usage: { input: number; cacheRead: number; output: number }, thinking = false): GatewayUsage {
+function expectedUsage(kind: UpstreamKind, usage: { input: number; cacheRead: number; output: number }, thinking = false): GatewayUsage {
   if (kind === 'anthropic') {
     return {
       input_tokens: usage.input + usage.cacheRead,
@@ -52,19 +52,18 @@ function expectedUsage(kind: Kind, usage: { input: number; cacheRead: number; ou
   };
 }
 
-const SCOPE = ['m-anthropic', 'm-openai', 'm-mock'];
-
 describe('e2e: official Anthropic client', function () {
   this.timeout(30_000);
   let t: TestApp;
-  let fakes: Record<Kind, FakeUpstream>;
+  let fakes: Record<UpstreamKind, FakeUpstream>;
+  let gateway: E2eGateway | undefined;
   let owner: TestAccount;
   const secrets: string[] = [];
 
   const clientFor = (secret: string) => new Anthropic({ baseURL: t.baseUrl, apiKey: secret, maxRetries: 0 });
 
   async function newKey(overrides: Record<string, unknown> = {}): Promise<{ id: string; secret: string; client: Anthropic }> {
-    const created = await createKey(t, owner.token, { model_scope: SCOPE, ...overrides });
+    const created = await createKey(t, owner.token, { model_scope: KEY_SCOPE, ...overrides });
     secrets.push(created.api_key);
     return { id: created.api_key_id, secret: created.api_key, client: clientFor(created.api_key) };
   }
@@ -76,15 +75,13 @@ describe('e2e: official Anthropic client', function () {
   });
 
   before(async () => {
-    fakes = { anthropic: await startFakeAnthropic(), openai: await startFakeOpenAI() };
-    t = await startTestApp({ catalog: e2eCatalog(fakes), env: PROVIDER_ENV });
+    gateway = await startE2eGateway();
+    ({ t, fakes } = gateway);
     owner = await createAccount(t);
   });
 
   after(async () => {
-    await t?.close();
-    await fakes?.anthropic.close();
-    await fakes?.openai.close();
+    await gateway?.close();
   });
 
   /** Every upstream request carried only the provider's key, never a gateway secret. */
@@ -115,11 +112,11 @@ describe('e2e: official Anthropic client', function () {
         fakes[kind].script({ text: `Bonjour from the ${kind} fake`, usage: scripted });
         const before = fakes[kind].requests.length;
 
-        const { data: message, response, request_id } = await client.messages.create(ask(MODEL[kind])).withResponse();
+        const { data: message, response, request_id } = await client.messages.create(ask(MODEL_VIA[kind])).withResponse();
 
         expect(message.type).to.equal('message');
         expect(message.role).to.equal('assistant');
-        expect(message.model).to.equal(ROUTED[kind]);
+        expect(message.model).to.equal(ROUTED_MODEL[kind]);
         expect(message.stop_reason).to.equal('end_turn');
         expect(message.content).to.have.length(1);
         const [block] = message.content;
@@ -133,7 +130,7 @@ describe('e2e: official Anthropic client', function () {
 
         expect(fakes[kind].requests.length).to.equal(before + 1);
         const sent = fakes[kind].requests.at(-1)!;
-        expect(sent.body.model).to.equal(ROUTED[kind]);
+        expect(sent.body.model).to.equal(ROUTED_MODEL[kind]);
         assertOnlyProviderKeys();
       });
 
@@ -143,7 +140,7 @@ describe('e2e: official Anthropic client', function () {
         fakes[kind].script({ text: `Streamed words from the ${kind} fake`, usage: scripted, cumulativeDeltaUsage: kind === 'anthropic' });
         const expected = expectedUsage(kind, scripted);
 
-        const stream = client.messages.stream(ask(MODEL[kind]));
+        const stream = client.messages.stream(ask(MODEL_VIA[kind]));
         let streamedText = '';
         const eventTypes: string[] = [];
         let deltaUsage: unknown;
@@ -159,7 +156,7 @@ describe('e2e: official Anthropic client', function () {
         expect(streamedText).to.equal(`Streamed words from the ${kind} fake`);
         const [block] = final.content;
         expect(block?.type === 'text' ? block.text : null).to.equal(streamedText);
-        expect(final.model).to.equal(ROUTED[kind]);
+        expect(final.model).to.equal(ROUTED_MODEL[kind]);
         expect(final.stop_reason).to.equal('end_turn');
         expect(eventTypes[0]).to.equal('message_start');
         expect(eventTypes.slice(-2)).to.deep.equal(['message_delta', 'message_stop']);
@@ -280,10 +277,10 @@ describe('e2e: official Anthropic client', function () {
       for (const kind of ['anthropic', 'openai'] as const) {
         fakes[kind].script(...replies);
         // A plain call, a streamed one, and one that asks for thinking (which forces the thinking tier).
-        seen.push(gatewayUsage((await client.messages.create(ask(MODEL[kind], 'plain call'))).usage));
-        seen.push(gatewayUsage((await client.messages.stream(ask(MODEL[kind], 'streamed call')).finalMessage()).usage));
+        seen.push(gatewayUsage((await client.messages.create(ask(MODEL_VIA[kind], 'plain call'))).usage));
+        seen.push(gatewayUsage((await client.messages.stream(ask(MODEL_VIA[kind], 'streamed call')).finalMessage()).usage));
         const thought = await client.messages.create({
-          ...ask(MODEL[kind], 'think first'),
+          ...ask(MODEL_VIA[kind], 'think first'),
           max_tokens: 2048,
           thinking: { type: 'enabled', budget_tokens: 1024 },
         });
@@ -300,7 +297,7 @@ describe('e2e: official Anthropic client', function () {
       const amounts: Record<string, bigint> = {};
       const add = (tier: string, n: number) => {
         tokens[tier] = (tokens[tier] ?? 0) + n;
-        const tenths = micros(PRICES[tier as keyof typeof PRICES]) / 100_000n; // these prices have one decimal
+        const tenths = micros(BUILTIN_PRICES[tier as keyof typeof BUILTIN_PRICES]) / 100_000n; // these prices have one decimal
         amounts[tier] = (amounts[tier] ?? 0n) + (2n * BigInt(n) * tenths + 10n) / 20n;
       };
       for (const u of seen) {
@@ -312,12 +309,12 @@ describe('e2e: official Anthropic client', function () {
       const usage = await keyUsage(t, owner.token, id);
       expect(usage.calls).to.equal(seen.length);
       expect(usage.currency).to.equal('CNY');
-      expect(usage.tiers.map((line) => line.tier)).to.deep.equal(Object.keys(PRICES));
+      expect(usage.tiers.map((line) => line.tier)).to.deep.equal(Object.keys(BUILTIN_PRICES));
       let totalTokens = 0;
       let totalMicros = 0n;
       for (const line of usage.tiers) {
         expect(line.tokens, line.tier).to.equal(tokens[line.tier] ?? 0);
-        expect(line.unit_price).to.equal(PRICES[line.tier as keyof typeof PRICES]);
+        expect(line.unit_price).to.equal(BUILTIN_PRICES[line.tier as keyof typeof BUILTIN_PRICES]);
         expect(micros(line.amount), line.tier).to.equal(amounts[line.tier] ?? 0n);
         totalTokens += line.tokens;
         totalMicros += micros(line.amount);

@@ -1,27 +1,20 @@
 // Shared pieces of the end-to-end tests: a catalog whose providers point at
-// the fake upstreams (and the built-in mock), usage queries over REST, a
-// small poller and the checks every official client's API error passes.
+// the fake upstreams (and the built-in mock), the gateway in front of them,
+// usage queries over REST, a small poller and the checks every official
+// client's API error passes.
 // Not a test file itself (mocha only runs *.test.ts).
 import { expect } from 'chai';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { PriceClass } from '../../src/metering/tiers';
 import type { KeyUsage, UsageList } from '../../src/metering/usage-query.service';
-import { api, type TestApp } from '../support/app';
-import type { FakeUpstream } from '../support/fake-upstreams';
+import { BUILTIN_PRICES } from '../../src/routing/builtin-catalog';
+import { api, startTestApp, type TestApp } from '../support/app';
+import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from '../support/fake-upstreams';
 
 /** Names of the environment variables holding the provider keys, and their values. */
 export const PROVIDER_ENV = {
   E2E_ANTHROPIC_KEY: 'sk-ant-e2e-provider-key',
   E2E_OPENAI_KEY: 'sk-openai-e2e-provider-key',
-};
-
-export const PRICES = {
-  'no_thinking.input_cache_hit': '0.5',
-  'no_thinking.input_cache_miss': '2',
-  'no_thinking.output': '8',
-  'thinking.input_cache_hit': '1',
-  'thinking.input_cache_miss': '4',
-  'thinking.output': '16',
 };
 
 /** Unify factors of the OpenAI-upstream deployment, so the e2e path also exercises rounding. */
@@ -42,7 +35,7 @@ const allTiers = (deployment: Record<string, unknown>, thinking: Record<string, 
 export function e2eCatalog(upstreams: { anthropic?: FakeUpstream; openai?: FakeUpstream } = {}): unknown {
   return {
     currency: 'CNY',
-    prices: PRICES,
+    prices: BUILTIN_PRICES,
     providers: {
       'fake-claude': {
         type: 'anthropic',
@@ -86,7 +79,36 @@ export function e2eCatalog(upstreams: { anthropic?: FakeUpstream; openai?: FakeU
   };
 }
 
-export const MODEL_NAMES = ['m-anthropic', 'm-openai', 'm-mock', 'm-extra'];
+/** The protocols of the two fake upstreams. */
+export type UpstreamKind = 'anthropic' | 'openai';
+
+/** The catalog model that routes to each fake upstream, and the upstream model it answers as. */
+export const MODEL_VIA: Record<UpstreamKind, string> = { anthropic: 'm-anthropic', openai: 'm-openai' };
+export const ROUTED_MODEL: Record<UpstreamKind, string> = { anthropic: 'claude-fake', openai: 'gpt-fake' };
+
+/** The model scope of the tests' keys (`m-extra` stays out of it). */
+export const KEY_SCOPE = ['m-anthropic', 'm-openai', 'm-mock'];
+
+export interface E2eGateway {
+  t: TestApp;
+  fakes: Record<UpstreamKind, FakeUpstream>;
+  close(): Promise<void>;
+}
+
+/** Both fake upstreams, and the gateway in front of them on `e2eCatalog` with the provider keys set. */
+export async function startE2eGateway(): Promise<E2eGateway> {
+  const fakes = { anthropic: await startFakeAnthropic(), openai: await startFakeOpenAI() };
+  const t = await startTestApp({ catalog: e2eCatalog(fakes), env: PROVIDER_ENV });
+  return {
+    t,
+    fakes,
+    close: async () => {
+      await t.close();
+      await fakes.anthropic.close();
+      await fakes.openai.close();
+    },
+  };
+}
 
 /** A date range around today that covers the account zone's today whatever the zone. */
 export function usageRange(): { start: string; end: string } {

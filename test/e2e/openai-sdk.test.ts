@@ -5,18 +5,22 @@ import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../support/app';
-import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from '../support/fake-upstreams';
-import { e2eCatalog, expectApiError, OPENAI_UNIFY, PROVIDER_ENV, usageDetail } from './e2e-support';
-
-type Kind = 'anthropic' | 'openai';
-
-const MODEL: Record<Kind, string> = { anthropic: 'm-anthropic', openai: 'm-openai' };
-const ROUTED: Record<Kind, string> = { anthropic: 'claude-fake', openai: 'gpt-fake' };
-const SCOPE = ['m-anthropic', 'm-openai', 'm-mock'];
+import { createAccount, createKey, type TestAccount, type TestApp } from '../support/app';
+import type { FakeUpstream } from '../support/fake-upstreams';
+import {
+  expectApiError,
+  KEY_SCOPE,
+  MODEL_VIA,
+  OPENAI_UNIFY,
+  ROUTED_MODEL,
+  startE2eGateway,
+  usageDetail,
+  type E2eGateway,
+  type UpstreamKind,
+} from './e2e-support';
 
 /** What the client should see for a scripted upstream usage; see anthropic-sdk.test.ts. */
-function expectedUsage(kind: Kind, usage: { input: number; cacheRead: number; output: number }, thinking = false) {
+function expectedUsage(kind: UpstreamKind, usage: { input: number; cacheRead: number; output: number }, thinking = false) {
   const factor = kind === 'openai' ? OPENAI_UNIFY : { input: 1, output: 1 };
   const hit = Math.ceil(usage.cacheRead * factor.input);
   const miss = Math.ceil((kind === 'openai' ? usage.input - usage.cacheRead : usage.input) * factor.input);
@@ -49,7 +53,8 @@ function chatUsage(usage: unknown) {
 describe('e2e: official OpenAI client', function () {
   this.timeout(30_000);
   let t: TestApp;
-  let fakes: Record<Kind, FakeUpstream>;
+  let fakes: Record<UpstreamKind, FakeUpstream>;
+  let gateway: E2eGateway | undefined;
   let owner: TestAccount;
   let keyId: string;
   let secret: string;
@@ -65,19 +70,17 @@ describe('e2e: official OpenAI client', function () {
   });
 
   before(async () => {
-    fakes = { anthropic: await startFakeAnthropic(), openai: await startFakeOpenAI() };
-    t = await startTestApp({ catalog: e2eCatalog(fakes), env: PROVIDER_ENV });
+    gateway = await startE2eGateway();
+    ({ t, fakes } = gateway);
     owner = await createAccount(t);
-    const created = await createKey(t, owner.token, { model_scope: SCOPE });
+    const created = await createKey(t, owner.token, { model_scope: KEY_SCOPE });
     keyId = created.api_key_id;
     secret = created.api_key;
     client = openaiFor(secret);
   });
 
   after(async () => {
-    await t?.close();
-    await fakes?.anthropic.close();
-    await fakes?.openai.close();
+    await gateway?.close();
   });
 
   for (const kind of ['anthropic', 'openai'] as const) {
@@ -86,11 +89,11 @@ describe('e2e: official OpenAI client', function () {
         const scripted = { input: 40, cacheRead: 16, output: 7 };
         fakes[kind].script({ text: `Plain answer via ${kind}`, usage: scripted });
 
-        const { data: completion, response, request_id } = await client.chat.completions.create(ask(MODEL[kind])).withResponse();
+        const { data: completion, response, request_id } = await client.chat.completions.create(ask(MODEL_VIA[kind])).withResponse();
 
         expect(completion.object).to.equal('chat.completion');
         expect(completion.id).to.match(/^chatcmpl-/);
-        expect(completion.model).to.equal(ROUTED[kind]);
+        expect(completion.model).to.equal(ROUTED_MODEL[kind]);
         expect(completion.choices).to.have.length(1);
         const [choice] = completion.choices;
         expect(choice?.message.role).to.equal('assistant');
@@ -111,7 +114,7 @@ describe('e2e: official OpenAI client', function () {
         const scripted = { input: 25, cacheRead: 8, output: 12 };
         fakes[kind].script({ chunks: ['Str', 'eamed ', 'via ', kind], usage: scripted, cumulativeDeltaUsage: true });
 
-        const stream = await client.chat.completions.create({ ...ask(MODEL[kind]), stream: true, stream_options: { include_usage: true } });
+        const stream = await client.chat.completions.create({ ...ask(MODEL_VIA[kind]), stream: true, stream_options: { include_usage: true } });
         const chunks: ChatCompletionChunk[] = [];
         for await (const chunk of stream) chunks.push(chunk);
 
@@ -170,7 +173,7 @@ describe('e2e: official OpenAI client', function () {
       for (const kind of ['anthropic', 'openai'] as const) {
         const scripted = { input: 9, cacheRead: 0, output: 30 };
         fakes[kind].script({ thinking: 'Let me think.', text: 'Thought it through.', usage: scripted });
-        const completion = await client.chat.completions.create({ ...ask(MODEL[kind]), max_tokens: 4096, reasoning_effort: 'high' });
+        const completion = await client.chat.completions.create({ ...ask(MODEL_VIA[kind]), max_tokens: 4096, reasoning_effort: 'high' });
         expect(completion.choices[0]?.message.content).to.equal('Thought it through.');
         expect(chatUsage(completion.usage)).to.deep.equal(expectedUsage(kind, scripted, true));
       }
@@ -244,7 +247,7 @@ describe('e2e: official OpenAI client', function () {
         expect(model.owned_by).to.be.a('string');
         ids.push(model.id);
       }
-      expect(ids).to.deep.equal(SCOPE);
+      expect(ids).to.deep.equal(KEY_SCOPE);
       const one = await client.models.retrieve('m-openai');
       expect(one).to.include({ id: 'm-openai', object: 'model' });
     });

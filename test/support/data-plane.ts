@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { BUILTIN_PRICES } from '../../src/routing/builtin-catalog';
 import type { TestApp } from './app';
 import { testDatabase } from './db';
-import { parseSse, type SseEvent } from './sse-client';
+import { parseAnswer, type SseEvent } from './sse-client';
 
 export type Form = 'messages' | 'chat';
 
@@ -42,21 +42,11 @@ export async function call(t: TestApp, form: Form, apiKey: string, body: Record<
     body: JSON.stringify(body),
   });
   const raw = await response.text();
-  const streamed = (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
-  let parsed: unknown = null;
-  if (!streamed) {
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      parsed = raw;
-    }
-  }
   return {
     status: response.status,
     headers: response.headers,
     requestId: response.headers.get('request-id') ?? response.headers.get('x-request-id') ?? '',
-    body: parsed,
-    events: streamed ? parseSse(raw) : [],
+    ...parseAnswer(response.headers, raw),
     raw,
   };
 }

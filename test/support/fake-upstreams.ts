@@ -13,10 +13,10 @@
 // With nothing scripted a call gets the default reply: "Hello there!",
 // usage 11 in / 6 out, streamed when the request asked for a stream.
 import http, { type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CanonicalRequest } from '../../src/data-plane/canonical';
 import type { Decimal, Deployment, MockBehaviour, ProviderType } from '../../src/routing/catalog.types';
+import { listenLocal } from './local-server';
 
 export interface FakeUsage {
   /** Anthropic `input_tokens` (uncached part); OpenAI `prompt_tokens` (cached part included). */
@@ -151,9 +151,7 @@ async function startFake(protocol: Protocol): Promise<FakeUpstream> {
       void answer(protocol, reply, recorded, res, `${counter}`).catch(() => res.destroy());
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  const { origin, close } = await listenLocal(server);
   return {
     origin,
     baseUrl: protocol === 'anthropic' ? origin : `${origin}/v1`,
@@ -161,10 +159,7 @@ async function startFake(protocol: Protocol): Promise<FakeUpstream> {
     script: (...replies) => {
       queue.push(...replies);
     },
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close,
   };
 }
 

@@ -44,6 +44,16 @@ export function parseSse(text: string): SseEvent[] {
   return events;
 }
 
+/** A response as the client reads it: the SSE events of a stream, or else the JSON body (the text itself when it is not JSON). */
+export function parseAnswer(headers: Headers, text: string): { body: any; events: SseEvent[] } {
+  if ((headers.get('content-type') ?? '').startsWith('text/event-stream')) return { body: null, events: parseSse(text) };
+  try {
+    return { body: JSON.parse(text), events: [] };
+  } catch {
+    return { body: text, events: [] };
+  }
+}
+
 /** POSTs a messages-form body with the key; streams are read to the end. */
 export function startCall(base: string, key: string, body: Record<string, unknown>, path = '/v1/messages', signal?: AbortSignal): StartedCall {
   let markFirst = (): void => undefined;
@@ -73,20 +83,10 @@ export function startCall(base: string, key: string, body: Record<string, unknow
       }
       markFirst();
       text += decoder.decode();
-      const streamed = (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
-      let parsed: unknown = null;
-      if (!streamed) {
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = text;
-        }
-      }
       return {
         status: response.status,
         requestId: response.headers.get('request-id'),
-        body: parsed,
-        events: streamed ? parseSse(text) : [],
+        ...parseAnswer(response.headers, text),
         ms: Date.now() - started,
       };
     } catch (error) {

@@ -2,6 +2,7 @@
 // console's six tiers, chart, totals and the table's usage column agree with
 // the REST control plane (`GET /api/v1/keys/{id}/usage`).
 import { expect } from 'chai';
+import { PRICE_TIERS } from '../../../src/routing/catalog.types';
 import { api, createAccount, createKey, type TestAccount } from '../../support/app';
 import {
   cell,
@@ -10,15 +11,6 @@ import {
   screenshot,
   withConsoleBrowser,
 } from './console-browser';
-
-const TIERS = [
-  'no_thinking.input_cache_hit',
-  'no_thinking.input_cache_miss',
-  'no_thinking.output',
-  'thinking.input_cache_hit',
-  'thinking.input_cache_miss',
-  'thinking.output',
-];
 
 describe('console: key usage view (browser)', function () {
   this.timeout(60_000);
@@ -80,7 +72,7 @@ describe('console: key usage view (browser)', function () {
     expect(await dialog.getByLabel('开始日期').inputValue()).to.equal(monthToDate().start);
     expect(await dialog.getByLabel('结束日期').inputValue()).to.equal(monthToDate().end);
 
-    expect(await dialog.locator('tbody tr[data-tier]').evaluateAll((rows) => rows.map((tr) => tr.getAttribute('data-tier')))).to.deep.equal(TIERS);
+    expect(await dialog.locator('tbody tr[data-tier]').evaluateAll((rows) => rows.map((tr) => tr.getAttribute('data-tier')))).to.deep.equal(PRICE_TIERS);
     for (const line of usage.tiers) {
       const tr = dialog.locator(`tbody tr[data-tier="${line.tier}"]`);
       expect(await tr.locator('[data-cell="tokens"]').innerText(), line.tier).to.equal(numbers.format(line.tokens));

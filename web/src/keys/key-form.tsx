@@ -4,7 +4,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Dialog } from '../components/dialog';
 import { ErrorBanner } from '../components/error-banner';
-import { DIMENSIONS, dimensionKey, localToday } from '../lib/format';
+import { DIMENSIONS, localToday } from '../lib/format';
 import { ApiError } from '../lib/graphql-client';
 import { useI18n } from '../lib/i18n';
 
@@ -22,6 +22,20 @@ export interface KeyFormValues {
 export interface ModelOption {
   name: string;
   displayName: string;
+}
+
+/** The dimensions a key can have, as `<option>`s labelled in the current language (also the key list's filter). */
+export function DimensionOptions() {
+  const { t } = useI18n();
+  return (
+    <>
+      {DIMENSIONS.map((dimension) => (
+        <option key={dimension} value={dimension}>
+          {t(`dimension.${dimension}`)}
+        </option>
+      ))}
+    </>
+  );
 }
 
 interface KeyFormFieldsProps {
@@ -73,14 +87,7 @@ export function KeyFormFields({ values, onChange, models, minDate, scopeError, i
           aria-invalid={invalidField === 'dimension' || undefined}
           onChange={(event) => set({ dimension: event.target.value })}
         >
-          {DIMENSIONS.map((dimension) => {
-            const key = dimensionKey(dimension);
-            return (
-              <option key={dimension} value={dimension}>
-                {key ? t(key) : dimension}
-              </option>
-            );
-          })}
+          <DimensionOptions />
         </select>
       </div>
 

@@ -3,14 +3,14 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ErrorBanner } from '../components/error-banner';
 import { KeysPageDocument, ResumeApiKeyDocument, SuspendApiKeyDocument, type KeyRowFragment } from '../gql/graphql';
 import type { GraphqlRequest } from '../lib/graphql-client';
-import { DIMENSIONS, KEY_STATUSES, dimensionKey } from '../lib/format';
+import { KEY_STATUSES } from '../lib/format';
 import { useI18n } from '../lib/i18n';
 import type { MessageKey } from '../lib/messages';
 import { useAsync } from '../lib/use-async';
 import { CancelKeyDialog } from './cancel-key-dialog';
 import { CreateKeyDialog } from './create-key-dialog';
 import { EditKeyDialog } from './edit-key-dialog';
-import type { ModelOption } from './key-form';
+import { DimensionOptions, type ModelOption } from './key-form';
 import type { RowAction } from './key-actions';
 import { KeyTable, type CreditHint } from './key-table';
 import { UsageDialog } from './usage-dialog';
@@ -169,14 +169,7 @@ export function KeysPage({ request, models, canMutate, month, hasCreditLimit, on
           <label htmlFor="filter-dimension">{t('filter.dimension')}</label>
           <select id="filter-dimension" value={query.dimension} onChange={(event) => setFilter({ dimension: event.target.value })}>
             <option value="">{t('filter.all')}</option>
-            {DIMENSIONS.map((dimension) => {
-              const key = dimensionKey(dimension);
-              return (
-                <option key={dimension} value={dimension}>
-                  {key ? t(key) : dimension}
-                </option>
-              );
-            })}
+            <DimensionOptions />
           </select>
         </div>
         <div className="field field-inline">

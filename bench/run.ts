@@ -3,7 +3,9 @@
 // rounds so drift (thermal, page cache, other load) hits both alike.
 //
 // Starts, each in its own process: a lean Anthropic-protocol fake upstream,
-// the bare pass-through proxy, and the gateway (dist/main.mjs as `npm start` builds and runs it, with a catalog
+// the bare pass-through proxy, the JSON proxy (bench/json-proxy.ts: the bare
+// proxy plus parsing and re-serialising both bodies, the floor under any
+// gateway that reads what it forwards), and the gateway (dist/main.mjs as `npm start` builds and runs it, with a catalog
 // routing every tier to the fake upstream, on PostgreSQL at DATABASE_URL — a
 // fresh database in it — or an embedded throw-away cluster). Auth, routing,
 // guardrails, durable metering and info logging are all on, as in production.
@@ -16,7 +18,8 @@
 // --node-arg X (repeatable; passed to the gateway's node, e.g.
 // --node-arg=--heapsnapshot-signal=SIGUSR2), --portkey URL (also drive a
 // running Portkey gateway, `npx @portkey-ai/gateway`, at URL in front of the
-// same fake upstream; plain calls only).
+// same fake upstream; plain calls only). BENCH_GATEWAY_STDOUT=1 keeps the
+// gateway's stdout (its log lines, or what --node-arg=--trace-gc prints).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -142,7 +145,7 @@ async function startGateway(upstreamOrigin: string, databaseUrl: string): Promis
       LOG_LEVEL: args['log-level'],
     },
     // Log lines are written (pino → stdout) and thrown away, as a log shipper would take them.
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.BENCH_GATEWAY_STDOUT ? 'inherit' : 'ignore', 'inherit'],
   });
   cleanups.push(async () => {
     const code = await stopChild(child);
@@ -371,13 +374,15 @@ async function main(): Promise<void> {
   out(`bench: ${os.cpus().length} CPUs, node ${process.version}, ${WORKERS} gateway worker(s), ${ROUNDS} × ${DURATION} s per target, ${CONNECTIONS} connections`);
   const upstream = await startChild('bench/fake-upstream.ts', [args['stream-delay-ms']]);
   const bare = await startChild('bench/bare-proxy.ts', [upstream.origin]);
+  const json = await startChild('bench/json-proxy.ts', [upstream.origin]);
   const databaseUrl = await benchDatabase();
   const gateway = await startGateway(upstream.origin, databaseUrl);
   const rss = new RssSampler(gateway.child.pid!);
-  out(`upstream ${upstream.origin}, bare proxy ${bare.origin}, gateway ${gateway.origin} (pid ${gateway.child.pid})`);
+  out(`upstream ${upstream.origin}, bare proxy ${bare.origin}, JSON proxy ${json.origin}, gateway ${gateway.origin} (pid ${gateway.child.pid})`);
 
   const all: Target[] = [
     { name: 'bare', origin: bare.origin, pid: bare.child.pid!, headers: {}, streams: true },
+    { name: 'json', origin: json.origin, pid: json.child.pid!, headers: {}, streams: false },
     { name: 'gateway', origin: gateway.origin, pid: gateway.child.pid!, headers: { 'x-api-key': gateway.apiKey }, streams: true },
   ];
   if (args.portkey) {
@@ -435,6 +440,7 @@ async function main(): Promise<void> {
   out(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
   const rows: Array<[string, ReturnType<typeof summary>]> = [
     ['bare proxy', b],
+    ['JSON proxy (parses and re-serialises both bodies)', summary('json')],
     [`gateway (${WORKERS} worker${WORKERS > 1 ? 's' : ''})`, g],
   ];
   if (args.portkey) rows.push(['Portkey gateway', summary('portkey')]);
@@ -446,6 +452,8 @@ async function main(): Promise<void> {
   const throughputRatio = g.rps / b.rps;
   const p99Limit = 3 * b.p99 + 5;
   out(`throughput gateway/bare: ${fmt(throughputRatio * 100, 0)}%  (target ≥ 50%)  ${verdict(throughputRatio >= 0.5)}`);
+  const j = summary('json');
+  if (j.rps > 0) out(`throughput JSON proxy/bare: ${fmt((j.rps / b.rps) * 100, 0)}%; gateway/JSON proxy: ${fmt((g.rps / j.rps) * 100, 0)}%`);
   if (b.rps > 0 && g.rps > 0) {
     // Everything runs on this machine's CPUs: half the bare throughput leaves the gateway what the upstream, the load generator and PostgreSQL do not use.
     const cpus = os.cpus().length;

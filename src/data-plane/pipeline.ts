@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../errors';
 import { GuardrailBlockedError, type Guardrails } from '../guardrails/guardrail-engine';
 import { priceCall, responseUsage, unifyUsage, type ResponseUsage } from '../metering/tiers';
-import type { UsageRecorder, UsageStatus } from '../metering/usage-recorder';
+import type { UsageRecorder, UsageRecordInput, UsageStatus } from '../metering/usage-recorder';
 import { countTokens } from '../tokenizer';
 import { UpstreamError, type ProviderAdapter } from '../providers/provider';
 import type { Catalog, Deployment, ProviderType, Tier } from '../routing/catalog.types';
@@ -136,31 +136,43 @@ export class Call {
       this.raw = { ...this.raw, output: Math.max(this.raw.output, countTokens(this.producedText)) };
     }
     const tokens = unifyUsage(this.raw, this.route.deployment.unify, this.route.thinking);
-    const hits = { ...this.inputHits };
-    for (const [rule, n] of Object.entries(this.filter.hits)) hits[rule] = (hits[rule] ?? 0) + n;
-    await this.deps.recorder.record({
-      ...callIdentity(this.ctx, this.request),
-      routedModel: this.route.deployment.model,
-      provider: this.route.deployment.provider.name,
-      routeTier: this.route.tier,
-      routeScore: this.route.score,
-      routeReasons: this.route.reasons,
-      thinking: this.route.thinking,
-      status,
-      errorCode,
-      raw: this.raw,
-      tokens,
-      amounts: priceCall(tokens, this.deps.catalog.prices),
-      guardrailHits: hits,
-      latencyMs: Date.now() - this.ctx.startedAt,
-      ttftMs: this.firstEventAt === null ? null : this.firstEventAt - this.ctx.startedAt,
-    });
+    let hits = this.inputHits;
+    for (const rule in this.filter.hits) {
+      if (hits === this.inputHits) hits = { ...this.inputHits };
+      hits[rule] = (hits[rule] ?? 0) + this.filter.hits[rule]!;
+    }
+    await this.deps.recorder.record(
+      usageInput(this.ctx, this.request, {
+        routedModel: this.route.deployment.model,
+        provider: this.route.deployment.provider.name,
+        routeTier: this.route.tier,
+        routeScore: this.route.score,
+        routeReasons: this.route.reasons,
+        thinking: this.route.thinking,
+        status,
+        errorCode,
+        raw: this.raw,
+        tokens,
+        amounts: priceCall(tokens, this.deps.catalog.prices),
+        guardrailHits: hits,
+        latencyMs: Date.now() - this.ctx.startedAt,
+        ttftMs: this.firstEventAt === null ? null : this.firstEventAt - this.ctx.startedAt,
+      }),
+    );
     return responseUsage(tokens);
   }
 }
 
-/** The part of a usage record that says whose call it was, answered or not. */
-function callIdentity(ctx: CallContext, request: CanonicalRequest) {
+/** What a usage record says beyond whose call it was. */
+type CallOutcome = Omit<UsageRecordInput, 'requestId' | 'accountId' | 'accountTimezone' | 'apiKeyId' | 'form' | 'model' | 'stream' | 'at'>;
+
+/**
+ * A call's usage record, answered or not: whose call it was, from the
+ * context, and its outcome. One object literal, so every record has one
+ * shape (a spread followed by more fields grew each record's property store
+ * step by step, on every call).
+ */
+function usageInput(ctx: CallContext, request: CanonicalRequest, outcome: CallOutcome): UsageRecordInput {
   return {
     requestId: ctx.requestId,
     accountId: ctx.key.account.id,
@@ -169,6 +181,20 @@ function callIdentity(ctx: CallContext, request: CanonicalRequest) {
     form: ctx.form,
     model: request.model,
     stream: request.stream,
+    routedModel: outcome.routedModel,
+    provider: outcome.provider,
+    routeTier: outcome.routeTier,
+    routeScore: outcome.routeScore,
+    routeReasons: outcome.routeReasons,
+    thinking: outcome.thinking,
+    status: outcome.status,
+    errorCode: outcome.errorCode,
+    raw: outcome.raw,
+    tokens: outcome.tokens,
+    amounts: outcome.amounts,
+    guardrailHits: outcome.guardrailHits,
+    latencyMs: outcome.latencyMs,
+    ttftMs: outcome.ttftMs,
   };
 }
 
@@ -273,23 +299,24 @@ export class Pipeline {
   ): Promise<void> {
     const tokens = { priceTier: 'no_thinking' as const, inputCacheHit: 0, inputCacheMiss: 0, output: 0 };
     await this.deps.recorder
-      .record({
-        ...callIdentity(ctx, request),
-        routedModel: null,
-        provider: null,
-        routeTier: null,
-        routeScore: null,
-        routeReasons: [],
-        thinking: false,
-        status,
-        errorCode,
-        raw: { inputCacheHit: 0, inputCacheMiss: 0, output: 0 },
-        tokens,
-        amounts: priceCall(tokens, this.deps.catalog.prices),
-        guardrailHits,
-        latencyMs: Date.now() - ctx.startedAt,
-        ttftMs: null,
-      })
+      .record(
+        usageInput(ctx, request, {
+          routedModel: null,
+          provider: null,
+          routeTier: null,
+          routeScore: null,
+          routeReasons: [],
+          thinking: false,
+          status,
+          errorCode,
+          raw: { inputCacheHit: 0, inputCacheMiss: 0, output: 0 },
+          tokens,
+          amounts: priceCall(tokens, this.deps.catalog.prices),
+          guardrailHits,
+          latencyMs: Date.now() - ctx.startedAt,
+          ttftMs: null,
+        }),
+      )
       .catch((error: unknown) => this.deps.logger.error({ err: error, request_id: ctx.requestId }, 'could not record refused call'));
   }
 }

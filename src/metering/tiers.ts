@@ -55,14 +55,22 @@ export function unifyUsage(usage: UpstreamUsage, unify: UnifyFactors, thinking: 
   };
 }
 
+/** Each tier's price class and token kind, split once. */
+const TIER_PARTS = PRICE_TIERS.map((tier) => {
+  const [priceClass, kind] = tier.split('.') as [PriceClass, string];
+  const field = ({ input_cache_hit: 'inputCacheHit', input_cache_miss: 'inputCacheMiss', output: 'output' } as const)[kind]!;
+  return { tier, priceClass, field };
+});
+
 /** Tokens of each of the six tiers; the other price class's three are 0. */
 export function tierTokens(tokens: MeteredTokens): Record<PriceTier, number> {
-  const counts = Object.fromEntries(PRICE_TIERS.map((tier) => [tier, 0])) as Record<PriceTier, number>;
-  counts[`${tokens.priceTier}.input_cache_hit`] = tokens.inputCacheHit;
-  counts[`${tokens.priceTier}.input_cache_miss`] = tokens.inputCacheMiss;
-  counts[`${tokens.priceTier}.output`] = tokens.output;
+  const counts = {} as Record<PriceTier, number>;
+  for (const { tier, priceClass, field } of TIER_PARTS) counts[tier] = priceClass === tokens.priceTier ? tokens[field] : 0;
   return counts;
 }
+
+const POWERS_OF_TEN = Array.from({ length: 19 }, (_, scale) => 10n ** BigInt(scale));
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * A price is currency per million tokens, which is the same number as
@@ -70,31 +78,34 @@ export function tierTokens(tokens: MeteredTokens): Record<PriceTier, number> {
  * With up to 6 price decimals that product can have a fraction of a
  * micro-unit; it is rounded half up to an integer here, once per call and
  * tier, and never again: stored amounts are integers and every report sums
- * them, so a statement equals the sum of its lines exactly.
+ * them, so a statement equals the sum of its lines exactly. This runs on
+ * every call: the three tiers of the other price class cost no arithmetic,
+ * and error texts are only built when they are thrown.
  */
 export function priceCall(tokens: MeteredTokens, prices: Record<PriceTier, Decimal>): CallAmounts {
-  const counts = tierTokens(tokens);
-  let totalTokens = 0n;
+  let totalTokens = 0;
   let totalMicros = 0n;
   const tiers = {} as Record<PriceTier, TierAmount>;
-  for (const tier of PRICE_TIERS) {
-    const count = counts[tier];
-    assertTokenCount(count, `${tier} tokens`);
+  for (const { tier, priceClass, field } of TIER_PARTS) {
     const price = prices[tier];
     if (price.units < 0n) throw new RangeError(`price of ${tier} must not be negative, got ${price.text}`);
+    const count = priceClass === tokens.priceTier ? tokens[field] : 0;
+    if (count === 0) {
+      tiers[tier] = { tokens: 0, micros: 0 };
+      continue;
+    }
+    if (!Number.isSafeInteger(count) || count < 0) assertTokenCount(count, `${tier} tokens`);
     const exact = BigInt(count) * price.units;
-    const denominator = 10n ** BigInt(price.scale);
+    const denominator = POWERS_OF_TEN[price.scale] ?? 10n ** BigInt(price.scale);
     // floor((2a + b) / 2b) is a/b rounded half up for a ≥ 0.
     const micros = (2n * exact + denominator) / (2n * denominator);
-    tiers[tier] = { tokens: count, micros: toSafeNumber(micros, `amount of ${tier}`) };
-    totalTokens += BigInt(count);
+    if (micros > MAX_SAFE) toSafeNumber(micros, `amount of ${tier}`);
+    tiers[tier] = { tokens: count, micros: Number(micros) };
+    totalTokens += count;
     totalMicros += micros;
   }
-  return {
-    tiers,
-    totalTokens: toSafeNumber(totalTokens, 'total tokens'),
-    totalMicros: toSafeNumber(totalMicros, 'total amount'),
-  };
+  if (!Number.isSafeInteger(totalTokens)) throw new RangeError(`total tokens ${totalTokens} exceeds the safe integer range`);
+  return { tiers, totalTokens, totalMicros: totalMicros > MAX_SAFE ? toSafeNumber(totalMicros, 'total amount') : Number(totalMicros) };
 }
 
 export function responseUsage(tokens: MeteredTokens): ResponseUsage {

@@ -116,6 +116,7 @@ export class GatewayMetrics {
   // Label children per label set, so the hot path skips prom-client's label hashing.
   private readonly requestChildren = new Map<string, { count: { inc(): void }; seconds: { observe(value: number): void } }>();
   private readonly deploymentChildren = new Map<string, DeploymentChildren>();
+  private readonly recordChildren = new Map<string, { inc(): void }>();
 
   /** One answered data-plane request (onResponse). */
   request(form: RequestForm, requestedModel: unknown, status: number, seconds: number): void {
@@ -148,8 +149,16 @@ export class GatewayMetrics {
 
   /** One usage record handed to the recorder. */
   recorded(input: UsageRecordInput): void {
-    this.usageRecords.inc({ status: input.status });
-    for (const [rule, count] of Object.entries(input.guardrailHits)) if (count > 0) this.guardrailHits.inc({ rule }, count);
+    let records = this.recordChildren.get(input.status);
+    if (!records) {
+      records = this.usageRecords.labels(input.status);
+      this.recordChildren.set(input.status, records);
+    }
+    records.inc();
+    for (const rule in input.guardrailHits) {
+      const count = input.guardrailHits[rule]!;
+      if (count > 0) this.guardrailHits.inc({ rule }, count);
+    }
   }
 
   /**

@@ -259,21 +259,50 @@ function flatten(content: readonly CanonicalContent[]): { text: string; images: 
  * a digit run one per 3 digits, a CJK character 0.7, other symbols one each.
  */
 export function estimateTokens(text: string): number {
-  const sample = text.length <= ESTIMATE_CAP_CHARS ? text : text.slice(0, ESTIMATE_CAP_CHARS);
+  const end = Math.min(text.length, ESTIMATE_CAP_CHARS);
   let tokens = 0;
-  for (const [run] of sample.matchAll(TOKEN_RUNS)) {
-    const code = run.charCodeAt(0);
-    if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122)) tokens += Math.ceil(run.length / 7);
-    else if (code >= 48 && code <= 57) tokens += Math.ceil(run.length / 3);
-    else if (code <= 32) tokens += run.length > 1 ? 1 : 0;
-    else if (code >= 0x3040) tokens += 0.7;
-    else tokens += 1;
+  // One pass over character codes, no match objects: it runs on every request.
+  // Runs: Latin words, digit runs, single CJK characters, whitespace runs, any other single character.
+  for (let i = 0; i < end; ) {
+    const code = text.charCodeAt(i);
+    let run = 1;
+    if (isLatinLetter(code)) {
+      while (i + run < end && isLatinLetter(text.charCodeAt(i + run))) run += 1;
+      tokens += Math.ceil(run / 7);
+    } else if (code >= 48 && code <= 57) {
+      while (i + run < end && isDigit(text.charCodeAt(i + run))) run += 1;
+      tokens += Math.ceil(run / 3);
+    } else if (isCjk(code)) {
+      tokens += 0.7;
+    } else {
+      if (isSpace(code)) while (i + run < end && isSpace(text.charCodeAt(i + run))) run += 1;
+      // A run is weighed by its first character: ASCII blanks are free unless several, other symbols about one token each.
+      if (code <= 32) tokens += run > 1 ? 1 : 0;
+      else if (code >= 0x3040) tokens += 0.7;
+      else tokens += 1;
+    }
+    i += run;
   }
-  return Math.round(sample.length === text.length ? tokens : (tokens * text.length) / sample.length);
+  return Math.round(end === text.length ? tokens : (tokens * text.length) / end);
 }
 
-/** Latin words, digit runs, single CJK characters, whitespace runs, any other single character. */
-const TOKEN_RUNS = /[A-Za-z]+|[0-9]+|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]|\s+|[^\sA-Za-z0-9]/g;
+const isLatinLetter = (code: number): boolean => (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+const isDigit = (code: number): boolean => code >= 48 && code <= 57;
+const isCjk = (code: number): boolean =>
+  (code >= 0x3040 && code <= 0x30ff) || (code >= 0x3400 && code <= 0x9fff) || (code >= 0xac00 && code <= 0xd7af) || (code >= 0xf900 && code <= 0xfaff);
+/** What `\s` matches. */
+const isSpace = (code: number): boolean =>
+  code === 32 ||
+  (code >= 9 && code <= 13) ||
+  code === 0xa0 ||
+  code === 0x1680 ||
+  (code >= 0x2000 && code <= 0x200a) ||
+  code === 0x2028 ||
+  code === 0x2029 ||
+  code === 0x202f ||
+  code === 0x205f ||
+  code === 0x3000 ||
+  code === 0xfeff;
 
 function scanWindow(text: string): string {
   if (text.length <= SCAN_HEAD_CHARS + SCAN_TAIL_CHARS) return text;

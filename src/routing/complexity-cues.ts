@@ -113,11 +113,26 @@ const TASK_CUES: CueGroup = {
   zh: ['写', '解释', '总结', '整理', '规划', '推荐', '介绍', '为什么', '制定', '计划', '区别', '例子', '举例', '改写', '润色', '改得', '原因', '哪个更', '怎么做', '怎么办', '怎么查', '怎么避免', '怎么实现', '如何'],
 };
 
+const HAN = /[\u3400-\u9fff]/;
+
+/** A group's words split once by whether they hold a Han character: text without one cannot contain those. */
+const wordsByScript = new WeakMap<CueGroup, { han: readonly string[]; other: readonly string[] }>();
+function scriptWords(group: CueGroup): { han: readonly string[]; other: readonly string[] } {
+  let words = wordsByScript.get(group);
+  if (!words) {
+    words = { han: group.zh.filter((word) => HAN.test(word)), other: group.zh.filter((word) => !HAN.test(word)) };
+    wordsByScript.set(group, words);
+  }
+  return words;
+}
+
 /** Count the distinct cues of a group that occur in `text`. */
-function countCues(group: CueGroup, text: string): number {
+function countCues(group: CueGroup, text: string, hasHan: boolean): number {
   let hits = 0;
   for (const pattern of group.en) if (pattern.test(text)) hits += 1;
-  for (const word of group.zh) if (text.includes(word)) hits += 1;
+  const words = scriptWords(group);
+  for (const word of words.other) if (text.includes(word)) hits += 1;
+  if (hasHan) for (const word of words.han) if (text.includes(word)) hits += 1;
   return hits;
 }
 
@@ -191,7 +206,9 @@ export type CueCounts = Record<'code' | 'math' | 'reasoning' | 'weakReasoning' |
 
 /** Distinct cues per group in a task's text, plus code and list shape. */
 export function cueCounts(text: string): CueCounts {
-  const count = (group: CueGroup): number => countCues(group, text);
+  // Most English prompts have no Han character: then some hundred Chinese cue words need no search.
+  const hasHan = HAN.test(text);
+  const count = (group: CueGroup): number => countCues(group, text, hasHan);
   return {
     code: count(CODE_CUES) + codeShape(text),
     math: count(MATH_CUES),

@@ -18,6 +18,7 @@ import { bootstrap, type FirstStartCredentials } from './domain/bootstrap';
 import { ApiKeyService } from './domain/keys/api-key.service';
 import { chatHandlers } from './data-plane/chat/chat.handlers';
 import { installDataPlane } from './data-plane/http/data-plane';
+import { DataPlaneFastPath } from './data-plane/http/fast-path';
 import { errorFormFor } from './data-plane/http/error-envelopes';
 import { sendError } from './data-plane/http/serve-call';
 import { KeyAuthenticator } from './data-plane/key-auth';
@@ -33,7 +34,8 @@ import { ensureUsagePartitions } from './metering/usage-partitions';
 import { UsageRecorder } from './metering/usage-recorder';
 import { createProviderRegistry } from './providers/registry';
 import { CircuitBreaker } from './routing/circuit-breaker';
-import { createServer } from './http/server';
+import { BodyBudget, defaultBodyBudgetBytes } from './http/body-budget';
+import { BODY_LIMIT, createServer } from './http/server';
 import { HttpDrain } from './http/drain';
 import { CreditMonitor } from './metering/credit-monitor';
 import { UsageQueryService } from './metering/usage-query.service';
@@ -69,6 +71,8 @@ export interface App {
   /** Set on a first start with no console users: shown once by main. */
   firstStart: FirstStartCredentials | null;
   metrics: GatewayMetrics;
+  /** Serves the data plane's ordinary calls without Fastify's lifecycle. */
+  fastPath: DataPlaneFastPath;
   close(): Promise<void>;
 }
 
@@ -162,7 +166,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   const services: Services = { catalog, accounts, audit, sessions, keys, credit, usage, changes, recorder, pipeline, guardrailPolicies };
   const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken);
 
-  const server = createServer(logger, { onUnroutable: unroutable, ...(config.bodyBudgetBytes === undefined ? {} : { bodyBudgetBytes: config.bodyBudgetBytes }) });
+  const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes());
+  const fastPathSlot: { tryServe?: DataPlaneFastPath['tryServe'] } = {};
+  const server = createServer(logger, { onUnroutable: unroutable, budget, fastPath: fastPathSlot });
   // Errors outside every API scope (e.g. an unparseable body sent to an unknown route) answer in the path's form too.
   server.setErrorHandler((error, request, reply) => {
     const appError = fromFastify(error) ?? toAppError(error);
@@ -195,7 +201,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   await installRestControlPlane(server, services, await loadContract(CONTRACT('control.yaml')));
   const graphql = await installGraphql(server, services);
   await installConsole(server, { logger });
-  await installDataPlane(server, {
+  const dataPlane = {
     contract: await loadContract(CONTRACT('messages.yaml')),
     keyAuth,
     handlers: {
@@ -204,7 +210,18 @@ export async function createApp(options: AppOptions): Promise<App> {
       ...modelsHandlers(catalog),
     },
     drain,
+  };
+  await installDataPlane(server, dataPlane);
+  // Ordinary data-plane calls skip Fastify's lifecycle; everything else, and every odd case of those routes, stays with Fastify.
+  const fastPath = new DataPlaneFastPath({
+    ...dataPlane,
+    budget,
+    logger,
+    bodyLimit: BODY_LIMIT,
+    ...(options.clusterWorker ? { replyHeaders: { 'x-gateway-worker': String(options.clusterWorker.id) } } : {}),
+    onResponse: (url, body, status, seconds) => metrics.dataPlaneResponse(url, body, status, seconds),
   });
+  fastPathSlot.tryServe = (request, response) => fastPath.tryServe(request, response);
   server.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
     unroutable(request, reply, new AppError('not_found', 'route_not_found', `no route ${request.method} ${path}`));
@@ -216,11 +233,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     services,
     firstStart,
     metrics,
+    fastPath,
     async close() {
       ready = false;
       // Fastify stops listening at once and answers requests on open keep-alive
-      // connections with 503; in-flight requests and streams get the grace
-      // period (the drain cuts what is left), then usage is flushed.
+      // connections with 503 (the fast path hands them all to it from now on);
+      // in-flight requests and streams get the grace period (the drain cuts
+      // what is left), then usage is flushed.
+      fastPath.close();
       const closing = server.close();
       const outcome = await drain.drain(config.shutdownGraceMs);
       if (outcome.cut > 0) logger.warn(outcome, 'shutdown grace period ran out; in-flight calls were cut');

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { OpenAPIBackend, type ValidationResult } from 'openapi-backend';
 import { AppError } from '../errors';
@@ -119,7 +120,7 @@ function requestValidator(
   api: OpenAPIBackend,
   operation: Operation,
   skipBody: boolean,
-): (request: FastifyRequest, params: Record<string, string>, query: Record<string, unknown>) => ErrorObject | undefined {
+): (request: CheckedRequest, params: Record<string, string>, query: Record<string, unknown>) => ErrorObject | undefined {
   const validators = api.validator.getRequestValidatorsForOperation(operation.operationId!) ?? [];
   const isBodyValidator = (v: ValidateFunction) => 'requestBody' in ((v.schema as { properties?: object } | undefined)?.properties ?? {});
   const checks = skipBody ? validators.filter((v) => !isBodyValidator(v)) : validators;
@@ -138,6 +139,46 @@ function requestValidator(
   };
 }
 
+/** What an operation's request check reads: Fastify's request, or the data plane's fast path. */
+export interface CheckedRequest {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: unknown;
+}
+
+/** Throws the AppError (400, naming the field) for the first thing wrong with an operation's request; query and path values are coerced in place. */
+export type OperationCheck = (request: CheckedRequest, params: Record<string, string>, query: Record<string, unknown>) => void;
+
+/** Every operation's request check, by operationId. */
+export function operationChecks(
+  contract: OpenApiContract,
+  options: Pick<MountOptions, 'domainValidatedBodies' | 'storableBodies'> = {},
+): Map<string, OperationCheck> {
+  const checks = new Map<string, OperationCheck>();
+  for (const operation of contract.api.getOperations()) {
+    const operationId = operation.operationId!;
+    const validate = requestValidator(contract.api, operation, options.domainValidatedBodies?.includes(operationId) ?? false);
+    checks.set(operationId, (request, params, query) => {
+      const deep = tooDeep(request.body);
+      if (deep !== undefined) {
+        throw new AppError('invalid_request', 'body_too_deep', `${deep}: the body nests deeper than ${MAX_BODY_DEPTH} levels`, { field: deep });
+      }
+      // Path and query values end up in SQL parameters, which cannot carry U+0000.
+      const badParam = unstorableText(params) ?? unstorableText(query);
+      if (badParam !== undefined) throw unstorableError(badParam);
+      if (options.storableBodies) {
+        const badInBody = unstorableText(request.body);
+        if (badInBody !== undefined) throw unstorableError(badInBody);
+      }
+      const first = validate(request, params, query);
+      if (first) {
+        const { field, message } = describeValidationError(first);
+        throw new AppError('invalid_request', 'invalid_field', message, { field });
+      }
+    });
+  }
+  return checks;
+}
+
 export function mountOperations(app: FastifyInstance, options: MountOptions): void {
   const { api } = options.contract;
   const known = new Set(options.contract.operationIds);
@@ -146,33 +187,18 @@ export function mountOperations(app: FastifyInstance, options: MountOptions): vo
   if (orphans.length > 0 || missing.length > 0) {
     throw new Error(`OpenAPI handlers out of step: missing [${missing.join(', ')}], orphaned [${orphans.join(', ')}]`);
   }
+  const checks = operationChecks(options.contract, options);
   for (const operation of api.getOperations()) {
     const operationId = operation.operationId!;
     const handler = options.handlers[operationId]!;
-    const skipBody = options.domainValidatedBodies?.includes(operationId) ?? false;
-    const validate = requestValidator(api, operation, skipBody);
+    const check = checks.get(operationId)!;
     app.route({
       method: operation.method.toUpperCase() as HTTPMethods,
       url: operation.path.replace(/\{([^}]+)\}/g, ':$1'),
       handler: async (request, reply) => {
         const params = (request.params ?? {}) as Record<string, string>;
         const query = { ...((request.query ?? {}) as Record<string, string | string[]>) };
-        const deep = tooDeep(request.body);
-        if (deep !== undefined) {
-          throw new AppError('invalid_request', 'body_too_deep', `${deep}: the body nests deeper than ${MAX_BODY_DEPTH} levels`, { field: deep });
-        }
-        // Path and query values end up in SQL parameters, which cannot carry U+0000.
-        const badParam = unstorableText(params) ?? unstorableText(query);
-        if (badParam !== undefined) throw unstorableError(badParam);
-        if (options.storableBodies) {
-          const badInBody = unstorableText(request.body);
-          if (badInBody !== undefined) throw unstorableError(badInBody);
-        }
-        const first = validate(request, params, query);
-        if (first) {
-          const { field, message } = describeValidationError(first);
-          throw new AppError('invalid_request', 'invalid_field', message, { field });
-        }
+        check(request, params, query);
         return handler({ request, reply, params, query, body: request.body });
       },
     });

@@ -1,10 +1,12 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, {
   LogController,
   type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { newId } from '../db/ids';
 import { AppError } from '../errors';
-import { BodyBudget, defaultBodyBudgetBytes } from './body-budget';
+import type { BodyBudget } from './body-budget';
+import { parseJsonBody } from './json-body';
 
 /** Answers a request no route can take, in the error form of the surface its path belongs to. */
 export type UnroutableHandler = (request: FastifyRequest, reply: FastifyReply, error: AppError) => void;
@@ -12,9 +14,21 @@ export type UnroutableHandler = (request: FastifyRequest, reply: FastifyReply, e
 export interface ServerOptions {
   /** Malformed URLs and over-long path parameters, refused by the router before any route or hook runs. */
   onUnroutable?: UnroutableHandler;
-  /** Request-body bytes that may be in flight at once (see body-budget.ts); default an eighth of the heap limit. */
-  bodyBudgetBytes?: number;
+  /** Request-body bytes that may be in flight at once (see body-budget.ts). */
+  budget: BodyBudget;
+  /**
+   * Looked at first for every request: a route that serves its ordinary
+   * requests without Fastify (the data plane's calls) says true. Filled in
+   * once the routes exist.
+   */
+  fastPath?: { tryServe?: (request: IncomingMessage, response: ServerResponse) => boolean };
 }
+
+/** Largest request body (bytes); Fastify answers a larger one 413. */
+export const BODY_LIMIT = 20 * 1024 * 1024;
+/** Fastify's own defaults, kept now that the server is ours. */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+const REQUEST_TIMEOUT_MS = 0;
 
 function frameworkAppError(error: FastifyError): AppError {
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
@@ -28,12 +42,21 @@ function frameworkAppError(error: FastifyError): AppError {
  * `request-id` (Anthropic form) and `x-request-id` (OpenAI form) on every
  * reply and bound to every log line of the request.
  */
-export function createServer(logger: Logger, options: ServerOptions = {}): FastifyInstance {
+export function createServer(logger: Logger, options: ServerOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: () => newId('req'),
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
-    bodyLimit: 20 * 1024 * 1024,
+    bodyLimit: BODY_LIMIT,
+    serverFactory: (handler) => {
+      const fastPath = options.fastPath;
+      const server = http.createServer((request, response) => {
+        if (fastPath?.tryServe?.(request, response) !== true) handler(request, response);
+      });
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      server.requestTimeout = REQUEST_TIMEOUT_MS;
+      return server;
+    },
     // Official clients add `?beta=true`; routes match on the path only.
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: false,
@@ -46,7 +69,15 @@ export function createServer(logger: Logger, options: ServerOptions = {}): Fasti
       else void answer.code(appError.status).send({ error: { code: appError.code, message: appError.message } });
     },
   });
-  const budget = new BodyBudget(options.bodyBudgetBytes ?? defaultBodyBudgetBytes());
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  const { budget } = options;
   // Callback-style hooks: they run on every request, and an async hook costs a promise and a microtask hop each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('request-id', request.id);

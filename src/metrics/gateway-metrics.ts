@@ -118,6 +118,13 @@ export class GatewayMetrics {
   private readonly deploymentChildren = new Map<string, DeploymentChildren>();
   private readonly recordChildren = new Map<string, { inc(): void }>();
 
+  /** Any answered request (onResponse); counted when its path is a data-plane one. */
+  dataPlaneResponse(url: string, body: unknown, status: number, seconds: number): void {
+    const form = formOfPath(url);
+    if (form === undefined) return;
+    this.request(form, typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined, status, seconds);
+  }
+
   /** One answered data-plane request (onResponse). */
   request(form: RequestForm, requestedModel: unknown, status: number, seconds: number): void {
     const model = typeof requestedModel !== 'string' ? 'none' : this.options.isCatalogModel(requestedModel) ? requestedModel : 'other';

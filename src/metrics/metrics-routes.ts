@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { formOfPath, type GatewayMetrics } from './gateway-metrics';
+import type { GatewayMetrics } from './gateway-metrics';
 
 /** Whether `authorization` is `Bearer <token>`, compared in constant time. */
 function bearerMatches(authorization: string | undefined, token: string): boolean {
@@ -17,11 +17,7 @@ function bearerMatches(authorization: string | undefined, token: string): boolea
  */
 export function installMetrics(server: FastifyInstance, metrics: GatewayMetrics, text: () => Promise<string>, token?: string): void {
   server.addHook('onResponse', (request, reply, done) => {
-    const form = formOfPath(request.url);
-    if (form !== undefined) {
-      const body = request.body as { model?: unknown } | null | undefined;
-      metrics.request(form, typeof body === 'object' && body !== null ? body.model : undefined, reply.statusCode, reply.elapsedTime / 1000);
-    }
+    metrics.dataPlaneResponse(request.url, request.body, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   server.get('/metrics', async (request, reply) => {

@@ -1,6 +1,5 @@
-import type { OperationHandler } from '../../http/openapi-router';
 import type { Catalog } from '../../routing/catalog.types';
-import { callContext } from '../http/data-plane';
+import { callContext, type DataPlaneHandler } from '../http/data-plane';
 import { serveCall, type FormCodec, type ServeOptions } from '../http/serve-call';
 import type { Pipeline } from '../pipeline';
 import { decodeChatRequest, type ChatCompletionRequest } from './chat.decoder';
@@ -25,7 +24,7 @@ export function chatCodec(includeUsage: boolean): FormCodec {
   };
 }
 
-export function chatHandlers(pipeline: Pipeline, catalog: Catalog, serve: ServeOptions): Record<string, OperationHandler> {
+export function chatHandlers(pipeline: Pipeline, catalog: Catalog, serve: ServeOptions): Record<string, DataPlaneHandler> {
   const withUsage = chatCodec(true);
   const withoutUsage = chatCodec(false);
   return {

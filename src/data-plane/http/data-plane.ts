@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import { AppError, toAppError } from '../../errors';
-import { mountOperations, type OpenApiContract, type OperationHandler } from '../../http/openapi-router';
+import { mountOperations, type OpenApiContract } from '../../http/openapi-router';
 import { fromFastify } from '../../control-plane/rest/rest-errors';
 import type { AuthenticatedKey, KeyAuthenticator } from '../key-auth';
 import type { CallContext } from '../pipeline';
@@ -17,14 +18,50 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * What a data-plane handler sees of a request. Fastify's request is one; the
+ * fast path (fast-path.ts) makes its own for ordinary calls.
+ */
+export interface CallRequest {
+  readonly id: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly apiKey: AuthenticatedKey | null;
+  readonly drain: HttpDrain | null;
+}
+
+/** What a data-plane handler does with a reply: Fastify's reply, or the fast path's own. */
+export interface CallReply {
+  readonly raw: ServerResponse;
+  readonly sent: boolean;
+  code(status: number): CallReply;
+  header(name: string, value: string): CallReply;
+  headers(values: Record<string, string>): CallReply;
+  /** A JSON body (an object) or a string already serialised. */
+  send(payload: unknown): unknown;
+  /** The handler writes to `raw` itself from here on (streams). */
+  hijack(): unknown;
+}
+
+export interface DataPlaneOperationContext {
+  request: CallRequest;
+  reply: CallReply;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/** A data-plane operation; its result, unless it replied itself, is sent as the 200 JSON body. */
+export type DataPlaneHandler = (ctx: DataPlaneOperationContext) => Promise<unknown>;
+
 export interface DataPlaneDeps {
   contract: OpenApiContract;
   keyAuth: KeyAuthenticator;
-  handlers: Record<string, OperationHandler>;
+  handlers: Record<string, DataPlaneHandler>;
   drain: HttpDrain;
 }
 
-export function authenticatedKey(request: FastifyRequest): AuthenticatedKey {
+export function authenticatedKey(request: CallRequest): AuthenticatedKey {
   if (!request.apiKey) throw new AppError('authentication', 'missing_api_key', 'An API key is required');
   return request.apiKey;
 }
@@ -34,7 +71,7 @@ export function authenticatedKey(request: FastifyRequest): AuthenticatedKey {
  * reply is done, or with a `shutting_down` AppError as its reason when the
  * gateway's shutdown grace period runs out while the call is still running.
  */
-export function callContext(request: FastifyRequest, reply: FastifyReply, form: ProtocolForm): CallContext {
+export function callContext(request: CallRequest, reply: CallReply, form: ProtocolForm): CallContext {
   const controller = new AbortController();
   const unsubscribe = request.drain?.onCut(() =>
     controller.abort(

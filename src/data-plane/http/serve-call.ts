@@ -1,10 +1,10 @@
-import type { FastifyReply } from 'fastify';
 import { AppError, toAppError } from '../../errors';
 import type { ResponseUsage } from '../../metering/tiers';
 import { UpstreamError } from '../../providers/provider';
 import type { CanonicalContent, CanonicalEvent, StopReason } from '../canonical';
 import { ResponseCollector } from '../collect-response';
 import { routeHeader, type Call } from '../pipeline';
+import type { CallReply } from './data-plane';
 import type { ErrorForm } from './error-envelopes';
 import { errorBody } from './error-envelopes';
 
@@ -32,7 +32,7 @@ export interface ServeOptions {
   stallMs: number;
 }
 
-function write(reply: FastifyReply, chunk: string, stallMs: number): Promise<void> {
+function write(reply: CallReply, chunk: string, stallMs: number): Promise<void> {
   if (chunk === '' || reply.raw.destroyed) return Promise.resolve();
   if (reply.raw.write(chunk)) return Promise.resolve();
   // Backpressure: a slow client slows the upstream read instead of growing memory.
@@ -55,7 +55,7 @@ export function gatewayCut(call: Call): AppError | undefined {
   return reason instanceof AppError ? reason : undefined;
 }
 
-async function servePlain(call: Call, codec: FormCodec, reply: FastifyReply): Promise<void> {
+async function servePlain(call: Call, codec: FormCodec, reply: CallReply): Promise<void> {
   const collector = new ResponseCollector();
   try {
     for await (const e of call.events()) collector.push(e);
@@ -77,7 +77,7 @@ async function servePlain(call: Call, codec: FormCodec, reply: FastifyReply): Pr
     .send(codec.plain(call, collector.content(), usage));
 }
 
-async function serveStream(call: Call, codec: FormCodec, reply: FastifyReply, requestId: string, { stallMs }: ServeOptions): Promise<void> {
+async function serveStream(call: Call, codec: FormCodec, reply: CallReply, requestId: string, { stallMs }: ServeOptions): Promise<void> {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -125,11 +125,11 @@ async function serveStream(call: Call, codec: FormCodec, reply: FastifyReply, re
 }
 
 /** Answers an accepted call in the caller's form, plain or streamed. */
-export async function serveCall(call: Call, codec: FormCodec, reply: FastifyReply, requestId: string, options: ServeOptions): Promise<void> {
+export async function serveCall(call: Call, codec: FormCodec, reply: CallReply, requestId: string, options: ServeOptions): Promise<void> {
   if (call.request.stream) await serveStream(call, codec, reply, requestId, options);
   else await servePlain(call, codec, reply);
 }
 
-export function sendError(reply: FastifyReply, form: ErrorForm, error: AppError, requestId: string): void {
+export function sendError(reply: CallReply, form: ErrorForm, error: AppError, requestId: string): void {
   void reply.code(error.status).headers(error.headers).header('content-type', 'application/json').send(errorBody(form, error, requestId));
 }

@@ -1,6 +1,5 @@
-import type { OperationHandler } from '../../http/openapi-router';
 import type { Pipeline } from '../pipeline';
-import { callContext } from '../http/data-plane';
+import { callContext, type DataPlaneHandler } from '../http/data-plane';
 import { serveCall, type FormCodec, type ServeOptions } from '../http/serve-call';
 import { countRequestTokens } from '../token-count';
 import { decodeMessagesBody, decodeMessagesRequest, type CountTokensRequest, type MessagesRequest } from './messages.decoder';
@@ -24,7 +23,7 @@ export const messagesCodec: FormCodec = {
   },
 };
 
-export function messagesHandlers(pipeline: Pipeline, serve: ServeOptions): Record<string, OperationHandler> {
+export function messagesHandlers(pipeline: Pipeline, serve: ServeOptions): Record<string, DataPlaneHandler> {
   return {
     createMessage: async ({ request, reply, body }) => {
       const ctx = callContext(request, reply, 'messages');

@@ -1,7 +1,6 @@
-import type { OperationHandler } from '../../http/openapi-router';
 import { AppError } from '../../errors';
 import type { Catalog, ModelEntry } from '../../routing/catalog.types';
-import { authenticatedKey } from '../http/data-plane';
+import { authenticatedKey, type DataPlaneHandler } from '../http/data-plane';
 
 const anthropicModel = (m: ModelEntry) => ({ type: 'model', id: m.name, display_name: m.displayName, created_at: m.createdAt });
 const openaiModel = (m: ModelEntry) => ({ id: m.name, object: 'model', created: Math.floor(Date.parse(m.createdAt) / 1000), owned_by: 'tsxt-gateway' });
@@ -10,7 +9,7 @@ const openaiModel = (m: ModelEntry) => ({ id: m.name, object: 'model', created: 
  * The neutral models in the calling key's scope, in the Anthropic shape when
  * the request carries `anthropic-version`, otherwise the OpenAI shape.
  */
-export function modelsHandlers(catalog: Catalog): Record<string, OperationHandler> {
+export function modelsHandlers(catalog: Catalog): Record<string, DataPlaneHandler> {
   const visible = (scope: ReadonlySet<string>) => catalog.models.filter((m) => scope.has(m.name));
   return {
     listModels: async ({ request, query }) => {

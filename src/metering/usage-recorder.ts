@@ -50,6 +50,44 @@ interface Pending {
 
 const MAX_BATCH = 500;
 
+/** The columns of usage_records and their types, as json_to_recordset reads a record. */
+const USAGE_RECORD_COLUMNS = [
+  ['id', 'text'],
+  ['request_id', 'text'],
+  ['account_id', 'text'],
+  ['api_key_id', 'text'],
+  ['form', 'text'],
+  ['model', 'text'],
+  ['routed_model', 'text'],
+  ['provider', 'text'],
+  ['route_tier', 'text'],
+  ['route_score', 'real'],
+  ['route_reasons', 'jsonb'],
+  ['thinking', 'boolean'],
+  ['stream', 'boolean'],
+  ['status', 'text'],
+  ['error_code', 'text'],
+  ['price_tier', 'text'],
+  ['raw_input_cache_hit', 'integer'],
+  ['raw_input_cache_miss', 'integer'],
+  ['raw_output', 'integer'],
+  ['tokens_input_cache_hit', 'bigint'],
+  ['tokens_input_cache_miss', 'bigint'],
+  ['tokens_output', 'bigint'],
+  ['amount_input_cache_hit', 'bigint'],
+  ['amount_input_cache_miss', 'bigint'],
+  ['amount_output', 'bigint'],
+  ['total_tokens', 'bigint'],
+  ['amount_micros', 'bigint'],
+  ['guardrail_hits', 'jsonb'],
+  ['latency_ms', 'integer'],
+  ['ttft_ms', 'integer'],
+  ['created_at', 'timestamptz'],
+] as const;
+const USAGE_COLUMNS = USAGE_RECORD_COLUMNS.map(([name]) => name).join(', ');
+const USAGE_RECORD_TYPE = USAGE_RECORD_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ');
+type UsageRow = Record<(typeof USAGE_RECORD_COLUMNS)[number][0], unknown>;
+
 /**
  * Group commit (DESIGN §9): every call's record is committed before its reply
  * completes, and calls arriving while a transaction is open share the next
@@ -106,44 +144,44 @@ export class UsageRecorder {
   }
 
   private async write(batch: Pending[]): Promise<void> {
-    const cols: unknown[][] = Array.from({ length: 31 }, () => []);
+    const rows: UsageRow[] = [];
     const keys = new Map<string, { tokens: number; lastUsed: Date | null }>();
     const months = new Map<string, { accountId: string; month: string; micros: number }>();
     for (const { input: r, at } of batch) {
-      const values = [
-        newId('use', at.getTime()),
-        r.requestId,
-        r.accountId,
-        r.apiKeyId,
-        r.form,
-        r.model,
-        r.routedModel,
-        r.provider,
-        r.routeTier,
-        r.routeScore,
-        JSON.stringify(r.routeReasons),
-        r.thinking,
-        r.stream,
-        r.status,
-        r.errorCode,
-        r.tokens.priceTier,
-        r.raw.inputCacheHit,
-        r.raw.inputCacheMiss,
-        r.raw.output,
-        r.tokens.inputCacheHit,
-        r.tokens.inputCacheMiss,
-        r.tokens.output,
-        r.amounts.tiers[`${r.tokens.priceTier}.input_cache_hit`].micros,
-        r.amounts.tiers[`${r.tokens.priceTier}.input_cache_miss`].micros,
-        r.amounts.tiers[`${r.tokens.priceTier}.output`].micros,
-        r.amounts.totalTokens,
-        r.amounts.totalMicros,
-        JSON.stringify(r.guardrailHits),
-        r.latencyMs,
-        r.ttftMs,
-        at,
-      ];
-      values.forEach((v, i) => cols[i]!.push(v));
+      const tier = r.tokens.priceTier;
+      rows.push({
+        id: newId('use', at.getTime()),
+        request_id: r.requestId,
+        account_id: r.accountId,
+        api_key_id: r.apiKeyId,
+        form: r.form,
+        model: r.model,
+        routed_model: r.routedModel,
+        provider: r.provider,
+        route_tier: r.routeTier,
+        route_score: r.routeScore,
+        route_reasons: r.routeReasons,
+        thinking: r.thinking,
+        stream: r.stream,
+        status: r.status,
+        error_code: r.errorCode,
+        price_tier: tier,
+        raw_input_cache_hit: r.raw.inputCacheHit,
+        raw_input_cache_miss: r.raw.inputCacheMiss,
+        raw_output: r.raw.output,
+        tokens_input_cache_hit: r.tokens.inputCacheHit,
+        tokens_input_cache_miss: r.tokens.inputCacheMiss,
+        tokens_output: r.tokens.output,
+        amount_input_cache_hit: r.amounts.tiers[`${tier}.input_cache_hit`].micros,
+        amount_input_cache_miss: r.amounts.tiers[`${tier}.input_cache_miss`].micros,
+        amount_output: r.amounts.tiers[`${tier}.output`].micros,
+        total_tokens: r.amounts.totalTokens,
+        amount_micros: r.amounts.totalMicros,
+        guardrail_hits: r.guardrailHits,
+        latency_ms: r.latencyMs,
+        ttft_ms: r.ttftMs,
+        created_at: at,
+      });
       const key = keys.get(r.apiKeyId) ?? { tokens: 0, lastUsed: null };
       key.tokens += r.amounts.totalTokens;
       if (r.status === 'ok') key.lastUsed = at;
@@ -160,43 +198,39 @@ export class UsageRecorder {
     // (and so every call waiting for it) several times slower. A statement
     // is its own transaction: the records, the keys' totals, the month's
     // amount and the NOTIFY of an account crossing its credit limit commit
-    // together or not at all.
+    // together or not at all. The records travel as one JSON array (one
+    // native JSON.stringify; thirty-one PostgreSQL array literals cost about
+    // a tenth of the gateway's allocation per call).
     const keyIds = [...keys.keys()];
     const slots = [...months.values()];
     const totals = await this.pool.query<{ account_id: string; month: string; amount_micros: number; notified: number }>(
       `with inserted as (
-         insert into usage_records (id, request_id, account_id, api_key_id, form, model, routed_model, provider, route_tier, route_score,
-           route_reasons, thinking, stream, status, error_code, price_tier, raw_input_cache_hit, raw_input_cache_miss, raw_output,
-           tokens_input_cache_hit, tokens_input_cache_miss, tokens_output, amount_input_cache_hit, amount_input_cache_miss, amount_output,
-           total_tokens, amount_micros, guardrail_hits, latency_ms, ttft_ms, created_at)
-         select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-           $10::real[], $11::jsonb[], $12::bool[], $13::bool[], $14::text[], $15::text[], $16::text[], $17::int[], $18::int[], $19::int[],
-           $20::bigint[], $21::bigint[], $22::bigint[], $23::bigint[], $24::bigint[], $25::bigint[], $26::bigint[], $27::bigint[],
-           $28::jsonb[], $29::int[], $30::int[], $31::timestamptz[])
+         insert into usage_records (${USAGE_COLUMNS})
+         select ${USAGE_COLUMNS} from json_to_recordset($1::json) as r(${USAGE_RECORD_TYPE})
          returning 1
        ), touched as (
          update api_keys k set used_tokens = k.used_tokens + v.tokens,
            last_used_at = case when v.last_used is null then k.last_used_at else greatest(coalesce(k.last_used_at, v.last_used), v.last_used) end
-         from unnest($32::text[], $33::bigint[], $34::timestamptz[]) as v(id, tokens, last_used) where k.id = v.id
+         from unnest($2::text[], $3::bigint[], $4::timestamptz[]) as v(id, tokens, last_used) where k.id = v.id
          returning 1
        ), added as (
          insert into account_month_usage as m (account_id, month, amount_micros)
-         select * from unnest($35::text[], $36::text[], $37::bigint[])
+         select * from unnest($5::text[], $6::text[], $7::bigint[])
          on conflict (account_id, month) do update set amount_micros = m.amount_micros + excluded.amount_micros
          returning m.account_id, m.month, m.amount_micros
        ), totals as (
          select added.account_id, added.month, added.amount_micros, a.credit_limit_micros, added.amount_micros - v.micros as before_micros
          from added
          join accounts a on a.id = added.account_id
-         join unnest($35::text[], $36::text[], $37::bigint[]) as v(account_id, month, micros) on v.account_id = added.account_id and v.month = added.month
+         join unnest($5::text[], $6::text[], $7::bigint[]) as v(account_id, month, micros) on v.account_id = added.account_id and v.month = added.month
        ), crossed as (
          -- Tell every process the moment an account crosses its limit.
-         select pg_notify($38, account_id) from totals
+         select pg_notify($8, account_id) from totals
          where credit_limit_micros is not null and amount_micros >= credit_limit_micros and before_micros < credit_limit_micros
        )
        select account_id, month, amount_micros, (select count(*) from crossed)::int as notified from totals`,
       [
-        ...cols,
+        JSON.stringify(rows),
         keyIds,
         keyIds.map((id) => keys.get(id)!.tokens),
         keyIds.map((id) => keys.get(id)!.lastUsed),

@@ -95,25 +95,49 @@ export class Call {
     else if (e.type === 'tool_input_delta') this.producedText += e.partialJson;
   }
 
+  /** One upstream event through the output guardrails: what the client gets for it. */
+  private pass(e: CanonicalEvent): CanonicalEvent[] {
+    this.observe(e);
+    const out = this.filter.push(e);
+    for (const filtered of out) {
+      if (filtered.type === 'message_stop') {
+        this.stopReason = filtered.stopReason;
+        this.stopSequence = filtered.stopSequence ?? null;
+      }
+    }
+    return out;
+  }
+
   /** Events after output guardrails; `message_stop` ends the stream. */
   async *events(): AsyncGenerator<CanonicalEvent> {
     let next = this.first;
     try {
       while (!next.done) {
-        this.observe(next.value);
-        for (const out of this.filter.push(next.value)) {
-          if (out.type === 'message_stop') {
-            this.stopReason = out.stopReason;
-            this.stopSequence = out.stopSequence ?? null;
-          }
-          yield out;
-        }
+        for (const out of this.pass(next.value)) yield out;
         next = await this.rest.next();
       }
       for (const out of this.filter.end()) yield out;
     } finally {
       // A consumer that stops at message_stop (or leaves early) must still
       // let the adapter finish its exchange, so its socket returns to the pool.
+      if (!next.done) await this.rest.return?.().catch(() => undefined);
+    }
+  }
+
+  /**
+   * The same events as `events()`, handed to `take` as they come: a plain
+   * reply needs no generator between the adapter and its collector (one
+   * promise and result object less per event).
+   */
+  async forEach(take: (e: CanonicalEvent) => void): Promise<void> {
+    let next = this.first;
+    try {
+      while (!next.done) {
+        for (const out of this.pass(next.value)) take(out);
+        next = await this.rest.next();
+      }
+      for (const out of this.filter.end()) take(out);
+    } finally {
       if (!next.done) await this.rest.return?.().catch(() => undefined);
     }
   }

@@ -58,7 +58,7 @@ export function gatewayCut(call: Call): AppError | undefined {
 async function servePlain(call: Call, codec: FormCodec, reply: CallReply): Promise<void> {
   const collector = new ResponseCollector();
   try {
-    for await (const e of call.events()) collector.push(e);
+    await call.forEach((e) => collector.push(e));
   } catch (error) {
     const cut = gatewayCut(call);
     if (error instanceof UpstreamError && error.failure === 'aborted' && !cut) {

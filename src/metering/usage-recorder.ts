@@ -203,8 +203,10 @@ export class UsageRecorder {
     // a tenth of the gateway's allocation per call).
     const keyIds = [...keys.keys()];
     const slots = [...months.values()];
-    const totals = await this.pool.query<{ account_id: string; month: string; amount_micros: number; notified: number }>(
-      `with inserted as (
+    // Named, so each connection parses and plans this statement once, not per batch.
+    const totals = await this.pool.query<{ account_id: string; month: string; amount_micros: number; notified: number }>({
+      name: 'usage_group_commit',
+      text: `with inserted as (
          insert into usage_records (${USAGE_COLUMNS})
          select ${USAGE_COLUMNS} from json_to_recordset($1::json) as r(${USAGE_RECORD_TYPE})
          returning 1
@@ -229,7 +231,7 @@ export class UsageRecorder {
          where credit_limit_micros is not null and amount_micros >= credit_limit_micros and before_micros < credit_limit_micros
        )
        select account_id, month, amount_micros, (select count(*) from crossed)::int as notified from totals`,
-      [
+      values: [
         JSON.stringify(rows),
         keyIds,
         keyIds.map((id) => keys.get(id)!.tokens),
@@ -239,7 +241,7 @@ export class UsageRecorder {
         slots.map((slot) => slot.micros),
         CHANNELS.accounts,
       ],
-    );
+    });
     for (const row of totals.rows) this.credit.observe(row.account_id, row.month, row.amount_micros);
   }
 

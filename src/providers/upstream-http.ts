@@ -244,16 +244,38 @@ export class UpstreamExchange {
     }
   }
 
-  /** The body as text, up to about `limit` bytes. */
+  /**
+   * The body as text, up to about `limit` bytes, under the idle clock. Every
+   * plain reply is read here, so it is a loop with one timer re-armed per
+   * chunk rather than the chunks() generator with a timer per chunk.
+   */
   async readText(limit: number): Promise<string> {
     const chunks: Buffer[] = [];
     let bytes = 0;
-    for await (const chunk of this.chunks()) {
-      chunks.push(chunk);
-      bytes += chunk.length;
-      if (bytes >= limit) break;
+    const idle = setTimeout(() => this.idleTimeout(), this.provider.idleTimeoutMs);
+    try {
+      for (;;) {
+        const chunk = await this.next().catch((error: unknown) => {
+          throw this.failureAfterHeaders(error);
+        });
+        if (chunk === null) {
+          this.finished = true;
+          break;
+        }
+        chunks.push(chunk);
+        bytes += chunk.length;
+        if (bytes >= limit) break;
+        idle.refresh();
+      }
+    } finally {
+      clearTimeout(idle);
     }
     return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  }
+
+  private idleTimeout(): void {
+    this.state.cause ??= 'idle-timeout';
+    this.req.destroy();
   }
 
   private settle(chunk: Buffer | null): void {
@@ -284,10 +306,7 @@ export class UpstreamExchange {
     for (;;) {
       // The idle clock runs only while waiting on the upstream, not while a
       // slow client holds the previous chunk.
-      const timer = setTimeout(() => {
-        this.state.cause ??= 'idle-timeout';
-        this.req.destroy();
-      }, this.provider.idleTimeoutMs);
+      const timer = setTimeout(() => this.idleTimeout(), this.provider.idleTimeoutMs);
       let chunk: Buffer | null;
       try {
         chunk = await this.next();

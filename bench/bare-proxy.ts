@@ -6,10 +6,34 @@ import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { listenLocal, type LocalServer } from '../test/support/local-server';
 
-export async function startBareProxy(upstreamOrigin: string, port = 0): Promise<LocalServer> {
-  const upstream = new URL(upstreamOrigin);
+/**
+ * A proxy server for the bench: `handle` gets a keep-alive agent to the
+ * upstream; closing the server destroys the agent.
+ */
+export async function listenProxy(port: number, handle: (agent: http.Agent) => http.RequestListener): Promise<LocalServer> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(handle(agent));
+  server.keepAliveTimeout = 60_000;
+  const listening = await listenLocal(server, port);
+  return {
+    origin: listening.origin,
+    close: async () => {
+      agent.destroy();
+      await listening.close();
+    },
+  };
+}
+
+/** Run as a script (`node … proxy.ts UPSTREAM`): start, then print `{"origin": …}` as bench/run.ts expects. */
+export async function runProxyScript(moduleUrl: string, start: (upstreamOrigin: string) => Promise<LocalServer>): Promise<void> {
+  if (!process.argv[1] || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
+  const proxy = await start(process.argv[2] ?? 'http://127.0.0.1:8081');
+  process.stdout.write(`${JSON.stringify({ origin: proxy.origin })}\n`);
+}
+
+export function startBareProxy(upstreamOrigin: string, port = 0): Promise<LocalServer> {
+  const upstream = new URL(upstreamOrigin);
+  return listenProxy(port, (agent) => (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -38,18 +62,6 @@ export async function startBareProxy(upstreamOrigin: string, port = 0): Promise<
       forward.end(body);
     });
   });
-  server.keepAliveTimeout = 60_000;
-  const listening = await listenLocal(server, port);
-  return {
-    origin: listening.origin,
-    close: async () => {
-      agent.destroy();
-      await listening.close();
-    },
-  };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const proxy = await startBareProxy(process.argv[2] ?? 'http://127.0.0.1:8081');
-  process.stdout.write(`${JSON.stringify({ origin: proxy.origin })}\n`);
-}
+await runProxyScript(import.meta.url, startBareProxy);

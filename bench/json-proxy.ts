@@ -6,8 +6,8 @@
 // reading the body costs at all and what the gateway adds on top of that.
 // Run alone: node --import tsx bench/json-proxy.ts http://127.0.0.1:PORT
 import http from 'node:http';
-import { pathToFileURL } from 'node:url';
-import { listenLocal, type LocalServer } from '../test/support/local-server';
+import type { LocalServer } from '../test/support/local-server';
+import { listenProxy, runProxyScript } from './bare-proxy';
 
 function readBody(stream: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -18,10 +18,9 @@ function readBody(stream: http.IncomingMessage): Promise<string> {
   });
 }
 
-export async function startJsonProxy(upstreamOrigin: string, port = 0): Promise<LocalServer> {
+export function startJsonProxy(upstreamOrigin: string, port = 0): Promise<LocalServer> {
   const upstream = new URL(upstreamOrigin);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const server = http.createServer((req, res) => {
+  return listenProxy(port, (agent) => (req, res) => {
     void (async () => {
       const request = JSON.parse(await readBody(req)) as Record<string, unknown>;
       const body = JSON.stringify(request);
@@ -56,18 +55,6 @@ export async function startJsonProxy(upstreamOrigin: string, port = 0): Promise<
       res.end();
     });
   });
-  server.keepAliveTimeout = 60_000;
-  const listening = await listenLocal(server, port);
-  return {
-    origin: listening.origin,
-    close: async () => {
-      agent.destroy();
-      await listening.close();
-    },
-  };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const proxy = await startJsonProxy(process.argv[2] ?? 'http://127.0.0.1:8081');
-  process.stdout.write(`${JSON.stringify({ origin: proxy.origin })}\n`);
-}
+await runProxyScript(import.meta.url, startJsonProxy);

@@ -1,7 +1,6 @@
 // Boots the real app (Fastify + real PostgreSQL) on a random port, with small
 // factories so each test makes its own account, users and keys.
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createApp, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
@@ -10,6 +9,7 @@ import { builtinCatalog, parseCatalog } from '../../src/routing/catalog';
 import type { Catalog } from '../../src/routing/catalog.types';
 import type { Database } from '../../src/db/database';
 import { testDatabase } from './db';
+import { lineSink } from './log-sink';
 
 export interface TestApp {
   app: App;
@@ -31,13 +31,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database = options.database ?? (await testDatabase());
   const config = loadConfig({ LOG_LEVEL: 'info', PORT: '0', ...options.env });
   const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      logs.push(chunk.toString());
-      callback();
-    },
-  });
-  const logger = pino(loggerOptions('debug'), sink);
+  const logger = pino(loggerOptions('debug'), lineSink(logs));
   const env = { ...options.env };
   const catalog =
     options.catalog === undefined

@@ -1,17 +1,11 @@
-import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import pino from 'pino';
 import { censorSecrets, loggerOptions } from '../../src/logger';
+import { lineSink } from '../support/log-sink';
 
 function capture(): { logger: pino.Logger; lines: () => Array<Record<string, unknown>>; text: () => string } {
   const chunks: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  const logger = pino(loggerOptions('debug'), sink);
+  const logger = pino(loggerOptions('debug'), lineSink(chunks));
   return {
     logger,
     text: () => chunks.join(''),

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { AppError, toAppError } from '../../errors';
-import { mountOperations, type OpenApiContract } from '../../http/openapi-router';
+import { mountOperations, type OpenApiContract, type OperationContext } from '../../http/openapi-router';
 import { fromFastify } from '../../control-plane/rest/rest-errors';
 import type { AuthenticatedKey, KeyAuthenticator } from '../key-auth';
 import type { CallContext } from '../pipeline';
@@ -43,12 +43,10 @@ export interface CallReply {
   hijack(): unknown;
 }
 
-export interface DataPlaneOperationContext {
+/** An operation's context as the REST router gives it, with the data plane's own request and reply. */
+export interface DataPlaneOperationContext extends Omit<OperationContext, 'request' | 'reply'> {
   request: CallRequest;
   reply: CallReply;
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  body: unknown;
 }
 
 /** A data-plane operation; its result, unless it replied itself, is sent as the 200 JSON body. */

@@ -35,7 +35,7 @@ import { UsageRecorder } from './metering/usage-recorder';
 import { createProviderRegistry } from './providers/registry';
 import { CircuitBreaker } from './routing/circuit-breaker';
 import { BodyBudget, defaultBodyBudgetBytes } from './http/body-budget';
-import { BODY_LIMIT, createServer } from './http/server';
+import { BODY_LIMIT, createServer, pathOf } from './http/server';
 import { HttpDrain } from './http/drain';
 import { CreditMonitor } from './metering/credit-monitor';
 import { UsageQueryService } from './metering/usage-query.service';
@@ -168,7 +168,12 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes());
   const fastPathSlot: { tryServe?: DataPlaneFastPath['tryServe'] } = {};
-  const server = createServer(logger, { onUnroutable: unroutable, budget, fastPath: fastPathSlot });
+  const server = createServer(logger, {
+    onUnroutable: unroutable,
+    budget,
+    fastPath: fastPathSlot,
+    ...(options.clusterWorker ? { replyHeaders: { 'x-gateway-worker': String(options.clusterWorker.id) } } : {}),
+  });
   // Errors outside every API scope (e.g. an unparseable body sent to an unknown route) answer in the path's form too.
   server.setErrorHandler((error, request, reply) => {
     const appError = fromFastify(error) ?? toAppError(error);
@@ -176,13 +181,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     unroutable(request, reply, appError);
   });
   installMetrics(server, metrics, options.clusterWorker ? clusterMetricsSource(metrics.registry) : () => metrics.registry.metrics(), config.metricsToken);
-  if (options.clusterWorker) {
-    const worker = String(options.clusterWorker.id);
-    server.addHook('onRequest', (_request, reply, done) => {
-      reply.header('x-gateway-worker', worker);
-      done();
-    });
-  }
   const drain = new HttpDrain(server.server);
   let ready = true;
   server.get('/healthz', async () => ({ status: 'ok' }));
@@ -218,12 +216,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     budget,
     logger,
     bodyLimit: BODY_LIMIT,
-    ...(options.clusterWorker ? { replyHeaders: { 'x-gateway-worker': String(options.clusterWorker.id) } } : {}),
     onResponse: (url, body, status, seconds) => metrics.dataPlaneResponse(url, body, status, seconds),
   });
   fastPathSlot.tryServe = (request, response) => fastPath.tryServe(request, response);
   server.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
+    const path = pathOf(request.url);
     unroutable(request, reply, new AppError('not_found', 'route_not_found', `no route ${request.method} ${path}`));
   });
   await server.ready();
@@ -255,7 +252,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
 /** A request no route answers (unknown path, malformed URL) gets the error form of the surface its path belongs to. */
 function unroutable(request: FastifyRequest, reply: FastifyReply, error: AppError): void {
-  const path = request.url.split('?')[0]!;
+  const path = pathOf(request.url);
   if (path.startsWith('/v1/')) return sendError(reply, errorFormFor(path, request.headers), error, request.id);
   sendRestError(reply, error);
 }

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type pg from 'pg';
 import { CHANNELS, type ChangeFeed } from '../db/change-feed';
+import { bearerToken } from '../http/bearer';
 import type { AccountView } from '../domain/accounts/account.service';
 import { hashSecret, isWellFormedSecret } from '../domain/keys/key-secret';
 import { effectiveStatus, type StoredStatus } from '../domain/keys/key-status';
@@ -38,7 +39,7 @@ interface KeyRow {
 }
 
 export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
+  const bearer = bearerToken(headers.authorization);
   if (bearer) return bearer;
   const header = headers['x-api-key'];
   return typeof header === 'string' && header.length > 0 ? header.trim() : undefined;

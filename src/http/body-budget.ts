@@ -6,7 +6,9 @@
 // gets 503 `overloaded` (retryable) before its body is read; a request is
 // always let in when nothing else holds the budget, so one body larger than
 // the whole budget still passes.
+import type { ServerResponse } from 'node:http';
 import v8 from 'node:v8';
+import { AppError } from '../errors';
 
 /** Default: an eighth of the V8 heap limit in raw body bytes (about half the heap once parsed and copied). */
 export function defaultBodyBudgetBytes(): number {
@@ -28,5 +30,18 @@ export class BodyBudget {
 
   give(bytes: number): void {
     if (bytes > 0) this.held = Math.max(0, this.held - bytes);
+  }
+
+  /**
+   * Holds a request's declared body bytes until its response closes (sent,
+   * or the connection gone); throws the retryable 503 when they do not fit.
+   */
+  hold(bytes: number, response: ServerResponse): void {
+    if (!this.tryTake(bytes)) {
+      throw new AppError('unavailable', 'overloaded', 'The gateway holds as many request bodies as its memory allows; retry shortly', {
+        headers: { 'retry-after': '1' },
+      });
+    }
+    if (bytes > 0) response.once('close', () => this.give(bytes));
   }
 }

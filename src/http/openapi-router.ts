@@ -105,7 +105,12 @@ function deepPath(value: unknown, max: number): string {
 type Operation = ReturnType<OpenAPIBackend['getOperations']>[number];
 type ValidateFunction = NonNullable<ReturnType<OpenAPIBackend['validator']['getRequestValidatorsForOperation']>>[number];
 
-const mediaType = (contentType: string | undefined): string => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+/** The media type of a Content-Type header, lower-case, without parameters. */
+export function mediaType(contentType: string | undefined): string {
+  if (contentType === undefined) return '';
+  const semicolon = contentType.indexOf(';');
+  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+}
 
 /**
  * The operation's request check with openapi-backend's own compiled ajv

@@ -22,6 +22,20 @@ export interface ServerOptions {
    * once the routes exist.
    */
   fastPath?: { tryServe?: (request: IncomingMessage, response: ServerResponse) => boolean };
+  /** Headers every reply carries, on both paths and on streams (a cluster worker's id). */
+  replyHeaders?: Record<string, string>;
+}
+
+/** A request URL without its query string. */
+export function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
+/** The one access-log line per answered request; `requestId` when the logger does not carry it already. */
+export function logRequestCompleted(log: Pick<Logger, 'info'>, method: string, url: string, status: number, ms: number, requestId?: string): void {
+  const line = { method, url: pathOf(url), status, ms: Math.round(ms) };
+  log.info(requestId === undefined ? line : { request_id: requestId, ...line }, 'request completed');
 }
 
 /** Largest request body (bytes); Fastify answers a larger one 413. */
@@ -50,7 +64,9 @@ export function createServer(logger: Logger, options: ServerOptions): FastifyIns
     bodyLimit: BODY_LIMIT,
     serverFactory: (handler) => {
       const fastPath = options.fastPath;
+      const replyHeaders = Object.entries(options.replyHeaders ?? {});
       const server = http.createServer((request, response) => {
+        for (const [name, value] of replyHeaders) response.setHeader(name, value);
         if (fastPath?.tryServe?.(request, response) !== true) handler(request, response);
       });
       server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
@@ -83,25 +99,16 @@ export function createServer(logger: Logger, options: ServerOptions): FastifyIns
     reply.header('request-id', request.id);
     reply.header('x-request-id', request.id);
     const declared = Number(request.headers['content-length'] ?? 0);
-    const bytes = Number.isSafeInteger(declared) ? declared : 0;
-    if (!budget.tryTake(bytes)) {
-      done(
-        new AppError('unavailable', 'overloaded', 'The gateway holds as many request bodies as its memory allows; retry shortly', {
-          headers: { 'retry-after': '1' },
-        }),
-      );
+    try {
+      budget.hold(Number.isSafeInteger(declared) ? declared : 0, reply.raw);
+    } catch (error) {
+      done(error as AppError);
       return;
     }
-    // 'close' comes once the reply is sent or the connection is gone, whichever is first.
-    if (bytes > 0) reply.raw.once('close', () => budget.give(bytes));
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const query = request.url.indexOf('?');
-    request.log.info(
-      { method: request.method, url: query < 0 ? request.url : request.url.slice(0, query), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request completed',
-    );
+    logRequestCompleted(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime);
     done();
   });
   return app;

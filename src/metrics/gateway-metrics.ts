@@ -114,57 +114,48 @@ export class GatewayMetrics {
   }
 
   // Label children per label set, so the hot path skips prom-client's label hashing.
-  private readonly requestChildren = new Map<string, { count: { inc(): void }; seconds: { observe(value: number): void } }>();
-  private readonly deploymentChildren = new Map<string, DeploymentChildren>();
-  private readonly recordChildren = new Map<string, { inc(): void }>();
+  private readonly children = new Map<string, unknown>();
+
+  /** The label children under `id`, made by `make` the first time. */
+  private child<T>(id: string, make: () => T): T {
+    let found = this.children.get(id) as T | undefined;
+    if (found === undefined) {
+      found = make();
+      this.children.set(id, found);
+    }
+    return found;
+  }
 
   /** Any answered request (onResponse); counted when its path is a data-plane one. */
   dataPlaneResponse(url: string, body: unknown, status: number, seconds: number): void {
     const form = formOfPath(url);
     if (form === undefined) return;
-    this.request(form, typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined, status, seconds);
-  }
-
-  /** One answered data-plane request (onResponse). */
-  request(form: RequestForm, requestedModel: unknown, status: number, seconds: number): void {
-    const model = typeof requestedModel !== 'string' ? 'none' : this.options.isCatalogModel(requestedModel) ? requestedModel : 'other';
-    const id = `${form}\u0000${model}\u0000${status}`;
-    let children = this.requestChildren.get(id);
-    if (!children) {
-      children = { count: this.requests.labels(form, model, String(status)), seconds: this.requestSeconds.labels(form, model) };
-      this.requestChildren.set(id, children);
-    }
+    const requested: unknown = typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
+    const model = typeof requested !== 'string' ? 'none' : this.options.isCatalogModel(requested) ? requested : 'other';
+    const children = this.child(`request\u0000${form}\u0000${model}\u0000${status}`, () => ({
+      count: this.requests.labels(form, model, String(status)),
+      seconds: this.requestSeconds.labels(form, model),
+    }));
     children.count.inc();
     children.seconds.observe(seconds);
     if (status === 429) this.creditSuspensions.inc();
   }
 
   private deployment(provider: string, model: string): DeploymentChildren {
-    const id = `${provider}\u0000${model}`;
-    let children = this.deploymentChildren.get(id);
-    if (!children) {
-      children = {
-        firstEvent: this.upstreamFirstEventSeconds.labels(provider, model),
-        ok: this.upstreamSeconds.labels(provider, model, 'ok'),
-        error: this.upstreamSeconds.labels(provider, model, 'error'),
-        cancelled: this.upstreamSeconds.labels(provider, model, 'cancelled'),
-      };
-      this.deploymentChildren.set(id, children);
-    }
-    return children;
+    return this.child(`deployment\u0000${provider}\u0000${model}`, () => ({
+      firstEvent: this.upstreamFirstEventSeconds.labels(provider, model),
+      ok: this.upstreamSeconds.labels(provider, model, 'ok'),
+      error: this.upstreamSeconds.labels(provider, model, 'error'),
+      cancelled: this.upstreamSeconds.labels(provider, model, 'cancelled'),
+    }));
   }
 
   /** One usage record handed to the recorder. */
   recorded(input: UsageRecordInput): void {
-    let records = this.recordChildren.get(input.status);
-    if (!records) {
-      records = this.usageRecords.labels(input.status);
-      this.recordChildren.set(input.status, records);
-    }
-    records.inc();
+    this.child(`record\u0000${input.status}`, () => this.usageRecords.labels(input.status)).inc();
     for (const rule in input.guardrailHits) {
       const count = input.guardrailHits[rule]!;
-      if (count > 0) this.guardrailHits.inc({ rule }, count);
+      if (count > 0) this.child(`rule\u0000${rule}`, () => this.guardrailHits.labels(rule)).inc(count);
     }
   }
 

@@ -1,10 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { bearerToken } from '../http/bearer';
 import type { GatewayMetrics } from './gateway-metrics';
 
 /** Whether `authorization` is `Bearer <token>`, compared in constant time. */
 function bearerMatches(authorization: string | undefined, token: string): boolean {
-  const presented = Buffer.from(/^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? '');
+  const presented = Buffer.from(bearerToken(authorization) ?? '');
   const expected = Buffer.from(token);
   return presented.length === expected.length && timingSafeEqual(presented, expected);
 }

@@ -15,11 +15,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import querystring from 'node:querystring';
 import type { Logger } from 'pino';
 import { newId } from '../../db/ids';
-import { AppError, toAppError } from '../../errors';
+import { toAppError } from '../../errors';
 import type { BodyBudget } from '../../http/body-budget';
 import type { HttpDrain } from '../../http/drain';
 import { parseJsonBody } from '../../http/json-body';
-import { operationChecks, type OpenApiContract, type OperationCheck } from '../../http/openapi-router';
+import { mediaType, operationChecks, type OpenApiContract, type OperationCheck } from '../../http/openapi-router';
+import { logRequestCompleted, pathOf } from '../../http/server';
 import { fromFastify } from '../../control-plane/rest/rest-errors';
 import type { AuthenticatedKey, KeyAuthenticator } from '../key-auth';
 import type { CallReply, CallRequest, DataPlaneHandler } from './data-plane';
@@ -35,16 +36,8 @@ export interface FastPathDeps {
   logger: Logger;
   /** Largest body taken here; a larger one is Fastify's to refuse (413). */
   bodyLimit: number;
-  /** Headers every reply carries besides the request id (a cluster worker's id). */
-  replyHeaders?: Record<string, string>;
   /** After each reply is sent, as Fastify's onResponse hooks see it (metrics). */
   onResponse?: (url: string, body: unknown, status: number, seconds: number) => void;
-}
-
-function mediaType(contentType: string | undefined): string {
-  if (contentType === undefined) return '';
-  const semicolon = contentType.indexOf(';');
-  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
 }
 
 class FastRequest implements CallRequest {
@@ -108,19 +101,18 @@ class FastReply implements CallReply {
 }
 
 /** The body as text, or null when the client went away before it ended. */
-function readBody(req: IncomingMessage, length: number): Promise<string | null> {
-  return new Promise((resolve, reject) => {
+function readBody(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let received = 0;
     const onData = (chunk: Buffer): void => {
       chunks.push(chunk);
       received += chunk.length;
     };
+    // Node's parser ends the body after exactly Content-Length bytes; a connection lost earlier is 'close' without 'end'.
     const onEnd = (): void => {
       cleanup();
-      // What Fastify answers for a body that does not match its Content-Length.
-      if (received !== length) reject(Object.assign(new Error('Request body size did not match Content-Length'), { statusCode: 400 }));
-      else resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, received).toString('utf8'));
+      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, received).toString('utf8'));
     };
     const onGone = (): void => {
       cleanup();
@@ -163,8 +155,7 @@ export class DataPlaneFastPath {
   tryServe(req: IncomingMessage, res: ServerResponse): boolean {
     if (this.closing || req.method !== 'POST') return false;
     const url = req.url ?? '';
-    const queryAt = url.indexOf('?');
-    let path = queryAt < 0 ? url : url.slice(0, queryAt);
+    let path = pathOf(url);
     // As the Fastify routes (ignoreTrailingSlash): /v1/messages/ is /v1/messages.
     if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
     const route = this.routes.get(path);
@@ -174,7 +165,7 @@ export class DataPlaneFastPath {
     const length = Number(headers['content-length']);
     if (!Number.isSafeInteger(length) || length <= 0 || length > this.deps.bodyLimit) return false;
     this.served++;
-    void this.serve(req, res, route, url, queryAt < 0 ? '' : url.slice(queryAt + 1), length);
+    void this.serve(req, res, route, url, length);
     return true;
   }
 
@@ -183,7 +174,6 @@ export class DataPlaneFastPath {
     res: ServerResponse,
     route: { handler: DataPlaneHandler; check: OperationCheck },
     url: string,
-    search: string,
     length: number,
   ): Promise<void> {
     const started = performance.now();
@@ -192,34 +182,25 @@ export class DataPlaneFastPath {
     const reply = new FastReply(res);
     res.setHeader('request-id', request.id);
     res.setHeader('x-request-id', request.id);
-    if (deps.replyHeaders) for (const name in deps.replyHeaders) res.setHeader(name, deps.replyHeaders[name]!);
     const finished = (): void => {
       res.off('finish', finished);
       res.off('error', finished);
       const ms = performance.now() - started;
-      const query = url.indexOf('?');
-      deps.logger.info(
-        { request_id: request.id, method: 'POST', url: query < 0 ? url : url.slice(0, query), status: res.statusCode, ms: Math.round(ms) },
-        'request completed',
-      );
+      logRequestCompleted(deps.logger, 'POST', url, res.statusCode, ms, request.id);
       deps.onResponse?.(url, request.body, res.statusCode, ms / 1000);
     };
     res.on('finish', finished);
     res.on('error', finished);
     try {
-      if (!deps.budget.tryTake(length)) {
-        throw new AppError('unavailable', 'overloaded', 'The gateway holds as many request bodies as its memory allows; retry shortly', {
-          headers: { 'retry-after': '1' },
-        });
-      }
-      res.once('close', () => deps.budget.give(length));
-      const text = await readBody(req, length);
+      deps.budget.hold(length, res);
+      const text = await readBody(req);
       if (text === null) return;
       request.body = parseJsonBody(text);
       // Authenticate before validating: an anonymous caller learns nothing about the schema.
       request.apiKey = await deps.keyAuth.authenticate(req.headers);
       const params: Record<string, string> = {};
-      const query: Record<string, unknown> = search === '' ? {} : { ...querystring.parse(search) };
+      const queryAt = url.indexOf('?');
+      const query: Record<string, unknown> = queryAt < 0 ? {} : { ...querystring.parse(url.slice(queryAt + 1)) };
       route.check(request, params, query);
       const result = await route.handler({ request, reply, params, query, body: request.body });
       if (result !== undefined && result !== reply && !reply.sent) reply.send(result);

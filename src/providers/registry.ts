@@ -16,22 +16,18 @@ export interface ProviderRegistry {
 
 export interface ProviderRegistryOptions {
   mock?: MockProviderOptions;
-  /** Replaces the adapter of a type, e.g. to wrap one with metrics. */
-  overrides?: Partial<Record<ProviderType, ProviderAdapter>>;
   /** Wraps every adapter (e.g. to time upstream calls). */
-  wrap?: (adapter: ProviderAdapter, type: ProviderType) => ProviderAdapter;
+  wrap?: (adapter: ProviderAdapter) => ProviderAdapter;
 }
 
 export function createProviderRegistry(options: ProviderRegistryOptions = {}): ProviderRegistry {
   const pool = new UpstreamPool();
+  const wrap = options.wrap ?? ((adapter: ProviderAdapter): ProviderAdapter => adapter);
   const adapters: Record<ProviderType, ProviderAdapter> = {
-    anthropic: options.overrides?.anthropic ?? new AnthropicProvider(pool),
-    openai: options.overrides?.openai ?? new OpenAiProvider(pool),
-    mock: options.overrides?.mock ?? new MockProvider(options.mock),
+    anthropic: wrap(new AnthropicProvider(pool)),
+    openai: wrap(new OpenAiProvider(pool)),
+    mock: wrap(new MockProvider(options.mock)),
   };
-  if (options.wrap) {
-    for (const type of Object.keys(adapters) as ProviderType[]) adapters[type] = options.wrap(adapters[type], type);
-  }
   return {
     forType(type: ProviderType): ProviderAdapter {
       return adapters[type];

@@ -11,14 +11,24 @@
 
 interface CueGroup {
   readonly en: readonly RegExp[];
-  readonly zh: readonly string[];
+  /** Chinese cue words holding a Han character: text without one cannot contain them. */
+  readonly han: readonly string[];
+  /** The other Chinese-list words (e.g. `SQL`), searched in any text. */
+  readonly other: readonly string[];
+}
+
+const HAN = /[\u3400-\u9fff]/;
+
+/** A group with its Chinese words split once, at load, by whether they hold a Han character. */
+function cueGroup({ en, zh }: { en: readonly RegExp[]; zh: readonly string[] }): CueGroup {
+  return { en, han: zh.filter((word) => HAN.test(word)), other: zh.filter((word) => !HAN.test(word)) };
 }
 
 /**
  * Asking for a proof, a derivation, an argued optimum or a solved puzzle:
  * work that needs deep reasoning rather than knowledge or breadth.
  */
-const REASONING_CUES: CueGroup = {
+const REASONING_CUES = cueGroup({
   en: [
     /\bprov(?:e|es|ing)\b|\bproofs?\b/i,
     /\bdisprove\b|\bcounter-?examples?\b/i,
@@ -30,13 +40,13 @@ const REASONING_CUES: CueGroup = {
     /\b(?:find|determine) all (?:functions|positive integers|integers|real|pairs|solutions)\b/i,
   ],
   zh: ['证明', '求证', '推导', '反例', '正确性', '推理题', '逻辑推理', '推理过程', '论证'],
-};
+});
 
 /**
  * Optimisation and algorithmic wording. Ordinary briefs use these too ("the
  * constraints are…", "minimise downtime"), so they count half a reasoning cue.
  */
-const WEAK_REASONING_CUES: CueGroup = {
+const WEAK_REASONING_CUES = cueGroup({
   en: [
     /\b(?:maximi[sz]|minimi[sz])(?:e|es|ing)\b/i,
     /\bsubject to\b|\bconstraints?\b/i,
@@ -45,10 +55,10 @@ const WEAK_REASONING_CUES: CueGroup = {
     /\bif and only if\b|\bprobability\b/i,
   ],
   zh: ['最优', '最大化', '最小化', '约束', '复杂度', '动态规划', '唯一', '严格'],
-};
+});
 
 /** Mathematical content: notation, formulas and vocabulary. */
-const MATH_CUES: CueGroup = {
+const MATH_CUES = cueGroup({
   en: [
     /\\(?:frac|int|sum|prod|sqrt|lim|ge|le|geq|leq|infty|cdot|alpha|beta|mathbb)\b/,
     /\$[^$\n]{1,200}\$/,
@@ -58,10 +68,10 @@ const MATH_CUES: CueGroup = {
     /\b(?:theorems?|lemmas?|integrals?|derivatives?|equations?|inequalit(?:y|ies)|polynomials?|recurrences?|closed form|divisible|primes?|irrational|colou?rable)\b/i,
   ],
   zh: ['积分', '导数', '微分', '方程', '不等式', '定理', '素数', '无理数', '概率', '级数', '函数方程', '多项式', '整除', '实根', '数学模型', '连续'],
-};
+});
 
 /** Code to read or write. Fenced blocks and code-shaped lines are counted separately. */
-const CODE_CUES: CueGroup = {
+const CODE_CUES = cueGroup({
   en: [
     /\b(?:function|method|class|script|regex|regular expression|query|sql|api|endpoint)\b/i,
     /\b(?:code|codebase|implement(?:ation)?|refactor|debug|bug|compile|unit tests?|stack trace)\b/i,
@@ -69,10 +79,10 @@ const CODE_CUES: CueGroup = {
     /\b(?:TypeError|Exception|segfault|deadlock|null pointer|undefined)\b/,
   ],
   zh: ['代码', '函数', '脚本', '正则', '报错', '实现', '重构', '调试', '单元测试', '接口', 'SQL', '编程'],
-};
+});
 
 /** Asking to weigh, compare, evaluate or review. */
-const ANALYSIS_CUES: CueGroup = {
+const ANALYSIS_CUES = cueGroup({
   en: [
     /\banaly[sz](?:e|es|ing|is)\b/i,
     /\bcompar(?:e|es|ing|ison)\b|\bversus\b|\bvs\.?\s/i,
@@ -83,10 +93,10 @@ const ANALYSIS_CUES: CueGroup = {
     /\broot cause\b|\bwhy (?:it|this) is slow\b|\bbottlenecks?\b/i,
   ],
   zh: ['分析', '比较', '对比', '权衡', '优缺点', '优劣', '取舍', '评估', '审查', '审阅', '选型', '风险', '根本原因', '瓶颈'],
-};
+});
 
 /** Asking for a plan, a design or an ordered procedure. */
-const MULTI_STEP_CUES: CueGroup = {
+const MULTI_STEP_CUES = cueGroup({
   en: [
     /\bstep[- ]by[- ]step\b|\bwalk me through\b|\beach step\b/i,
     /\bdesign\b|\barchitecture\b/i,
@@ -96,14 +106,14 @@ const MULTI_STEP_CUES: CueGroup = {
     /\bthen\b.{0,80}\b(?:then|finally)\b/is,
   ],
   zh: ['一步一步', '一步步', '逐步', '分步', '设计', '架构', '方案', '规划', '优化', '迁移', '步骤', '包括', '包含', '流程'],
-};
+});
 
 /**
  * Asking for something to be produced or explained rather than looked up. On
  * its own this is what separates "what is X" (light) from "explain X" or
  * "write me X" (standard).
  */
-const TASK_CUES: CueGroup = {
+const TASK_CUES = cueGroup({
   en: [
     /\b(?:write|draft|create|generate|compose|rewrite|summari[sz]e|outline)\b/i,
     /\b(?:explain|describe|how (?:do|can|does|should) i|how does|why (?:does|is|do|might))\b/i,
@@ -111,28 +121,14 @@ const TASK_CUES: CueGroup = {
     /\b(?:plan|itinerary|suggest|recommend|give me \d+)\b/i,
   ],
   zh: ['写', '解释', '总结', '整理', '规划', '推荐', '介绍', '为什么', '制定', '计划', '区别', '例子', '举例', '改写', '润色', '改得', '原因', '哪个更', '怎么做', '怎么办', '怎么查', '怎么避免', '怎么实现', '如何'],
-};
-
-const HAN = /[\u3400-\u9fff]/;
-
-/** A group's words split once by whether they hold a Han character: text without one cannot contain those. */
-const wordsByScript = new WeakMap<CueGroup, { han: readonly string[]; other: readonly string[] }>();
-function scriptWords(group: CueGroup): { han: readonly string[]; other: readonly string[] } {
-  let words = wordsByScript.get(group);
-  if (!words) {
-    words = { han: group.zh.filter((word) => HAN.test(word)), other: group.zh.filter((word) => !HAN.test(word)) };
-    wordsByScript.set(group, words);
-  }
-  return words;
-}
+});
 
 /** Count the distinct cues of a group that occur in `text`. */
 function countCues(group: CueGroup, text: string, hasHan: boolean): number {
   let hits = 0;
   for (const pattern of group.en) if (pattern.test(text)) hits += 1;
-  const words = scriptWords(group);
-  for (const word of words.other) if (text.includes(word)) hits += 1;
-  if (hasHan) for (const word of words.han) if (text.includes(word)) hits += 1;
+  for (const word of group.other) if (text.includes(word)) hits += 1;
+  if (hasHan) for (const word of group.han) if (text.includes(word)) hits += 1;
   return hits;
 }
 

@@ -269,7 +269,7 @@ export function estimateTokens(text: string): number {
     if (isLatinLetter(code)) {
       while (i + run < end && isLatinLetter(text.charCodeAt(i + run))) run += 1;
       tokens += Math.ceil(run / 7);
-    } else if (code >= 48 && code <= 57) {
+    } else if (isDigit(code)) {
       while (i + run < end && isDigit(text.charCodeAt(i + run))) run += 1;
       tokens += Math.ceil(run / 3);
     } else if (isCjk(code)) {

@@ -22,7 +22,6 @@ export interface MockReply {
   outputTokens: number;
 }
 
-
 /**
  * The prompt as one text, the way the mock counts and caches it. Thinking is
  * left out because Anthropic drops earlier turns' thinking from the context,

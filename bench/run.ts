@@ -32,6 +32,7 @@ import autocannon from 'autocannon';
 import { buildGateway } from '../scripts/build-gateway';
 import { BUILTIN_PRICES } from '../src/routing/builtin-catalog';
 import { freePort, scratchDatabase } from '../test/support/db';
+import { waitReady } from '../test/support/gateway-process';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const NODE_ARGS = ['--import', './src/compat/node20.mjs', '--import', 'tsx'];
@@ -152,14 +153,7 @@ async function startGateway(upstreamOrigin: string, databaseUrl: string): Promis
     if (code !== 0) out(`gateway exited with ${code} on SIGTERM`);
   });
   const origin = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error('gateway did not become ready');
-    const ready = await fetch(`${origin}/readyz`).then((r) => r.status === 200, () => false);
-    if (ready) break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitReady(origin, child, 120_000);
   const created = await fetch(`${origin}/api/v1/keys`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

@@ -9,7 +9,7 @@ const ROOT = new URL('../../', import.meta.url);
 let bundle: Promise<string> | undefined;
 
 /** The argv after `node` that runs the gateway as `npm start` does. */
-export async function gatewayArgv(): Promise<string[]> {
+async function gatewayArgv(): Promise<string[]> {
   bundle ??= buildGateway();
   return [await bundle];
 }

@@ -1,7 +1,7 @@
 // Small catalogs for fault, drain and fuzz tests: every tier of a model routes
 // to the same ordered deployments, so the complexity assessment cannot send a
 // request somewhere the test did not mean.
-import { BUILTIN_PRICES } from '../../src/routing/builtin-catalog';
+import { catalogFile } from './data-plane';
 
 /** A deployment in catalog-file form. */
 export interface RouteJson {
@@ -28,14 +28,12 @@ export const mockProvider = (mock: MockJson = {}): Record<string, unknown> => ({
 
 /** Catalog-file JSON: `models` maps a neutral name to its deployments, used for every tier. */
 export function catalogJson(providers: Record<string, unknown>, models: Record<string, RouteJson[]>): Record<string, unknown> {
-  return {
-    currency: 'CNY',
-    prices: { ...BUILTIN_PRICES },
+  return catalogFile({
     providers,
     models: Object.entries(models).map(([name, routes]) => ({
       name,
       display_name: name,
       routes: { light: routes, standard: routes, heavy: routes, thinking: routes },
     })),
-  };
+  });
 }

@@ -1,14 +1,11 @@
 // GATEWAY_WORKERS=2: one port, two worker processes on one database. A key
 // change made through either worker reaches both at once (each has its own
 // LISTEN/NOTIFY change feed), and SIGTERM drains both and exits 0.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { expect } from 'chai';
 import { freePort, testDatabase } from '../../support/db';
-import { gatewayArgv, waitReady } from '../../support/gateway-process';
-
-const ROOT = new URL('../../../', import.meta.url);
+import { killGateway, startGateway, waitReady } from '../../support/gateway-process';
 
 interface Answer {
   status: number;
@@ -51,17 +48,9 @@ describe('cluster: GATEWAY_WORKERS=2', function () {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const token = `tsxs_cluster_${randomBytes(16).toString('hex')}`;
-    let stderr = '';
-    const child = spawn(process.execPath, await gatewayArgv(), {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', GATEWAY_WORKERS: '2', DATABASE_URL: db.url, PORT: String(port), GATEWAY_BOOTSTRAP_TOKEN: token },
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const gateway = await startGateway({ GATEWAY_WORKERS: '2', DATABASE_URL: db.url, PORT: String(port), GATEWAY_BOOTSTRAP_TOKEN: token });
     try {
-      await waitReady(base, child, 90_000);
+      await waitReady(base, gateway, 90_000);
       const session = { authorization: `Bearer ${token}` };
       const created = await call(base, 'POST', '/api/v1/keys', session, {
         name: `cluster-${randomBytes(4).toString('hex')}`,
@@ -95,11 +84,11 @@ describe('cluster: GATEWAY_WORKERS=2', function () {
       }
       expect([...refusedBy], 'workers that refused').to.have.length(2);
 
-      process.kill(child.pid!, 'SIGTERM');
-      const code = await Promise.race([exited, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 60_000))]);
-      expect(code, stderr).to.equal(0);
+      process.kill(gateway.child.pid!, 'SIGTERM');
+      const code = await Promise.race([gateway.exited, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 60_000))]);
+      expect(code, gateway.stderr()).to.equal(0);
     } finally {
-      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+      killGateway(gateway);
     }
   });
 });

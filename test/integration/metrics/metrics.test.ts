@@ -1,8 +1,8 @@
 // GET /metrics: the counters an operator alerts on move with real calls, and
 // the output never carries a key id, a secret, a session token or prompt text.
 import { expect } from 'chai';
-import { BUILTIN_PRICES } from '../../../src/routing/builtin-catalog';
 import { createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
+import { catalogFile } from '../../support/data-plane';
 import { startFakeAnthropic, type FakeUpstream } from '../../support/fake-upstreams';
 
 /** The value of one sample line, e.g. `gateway_requests_total{form="messages",…}`; 0 when absent. */
@@ -26,9 +26,7 @@ describe('metrics: GET /metrics', function () {
     healthy = await startFakeAnthropic();
     t = await startTestApp({
       env: { METRICS_UPSTREAM_KEY: 'sk-metrics-upstream' },
-      catalog: {
-        currency: 'CNY',
-        prices: BUILTIN_PRICES,
+      catalog: catalogFile({
         providers: {
           flaky: { type: 'anthropic', base_url: failing.baseUrl, api_key_env: 'METRICS_UPSTREAM_KEY' },
           steady: { type: 'anthropic', base_url: healthy.baseUrl, api_key_env: 'METRICS_UPSTREAM_KEY' },
@@ -40,7 +38,7 @@ describe('metrics: GET /metrics', function () {
             routes: { light: [{ provider: 'flaky', model: 'flaky-x' }, { provider: 'steady', model: 'steady-x' }] },
           },
         ],
-      },
+      }),
     });
   });
   after(async () => {

@@ -68,11 +68,7 @@ export class ChangeFeed {
   private async connect(): Promise<void> {
     // keepAlive: a silently dropped connection (no FIN) is noticed, not listened on forever.
     const client = new pg.Client({ connectionString: this.url, keepAlive: true, connectionTimeoutMillis: 5_000 });
-    client.on('notification', (msg) => {
-      const set = this.handlers.get(msg.channel as Channel);
-      if (!set) return;
-      for (const handler of set) handler(msg.payload ?? '');
-    });
+    client.on('notification', (msg) => this.emitLocal(msg.channel as Channel, msg.payload ?? ''));
     let lost = false;
     client.on('error', (error) => {
       lost = true;

@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded';
+import { startEmbeddedPostgres } from './embedded';
 import { migrate, openOrm } from './orm';
 
 // bigint (int8) and numeric come back as strings by default; our bigints are
@@ -26,7 +26,7 @@ export interface Database {
  * `statement_timeout` (server side). Such failures answer 503 (see
  * db-errors.ts); the pool opens fresh connections once the server is back.
  */
-export const HOT_PATH_BOUNDS = {
+const HOT_PATH_BOUNDS = {
   connectionTimeoutMillis: 2_000,
   // The server cancels first (the connection stays usable); the client gives up on a silent one.
   statement_timeout: 10_000,
@@ -43,13 +43,12 @@ export interface OpenOptions {
 
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
   const server = await startDatabaseServer(config, options.logger);
-  return connectDatabase(server.url, { ...options, onClose: server.embedded ? () => server.stop() : undefined });
+  return connectDatabase(server.url, { ...options, onClose: () => server.stop() });
 }
 
 export interface DatabaseServer {
   url: string;
-  /** Whether this process started (and so stops) an embedded cluster. */
-  embedded: boolean;
+  /** Stops the embedded cluster this process started; a no-op for DATABASE_URL's server or a shared cluster. */
   stop(): Promise<void>;
 }
 
@@ -58,8 +57,8 @@ export interface DatabaseServer {
  * if need be (the GATEWAY_WORKERS primary starts it once for its workers).
  */
 export async function startDatabaseServer(config: Config, logger?: Logger): Promise<DatabaseServer> {
-  if (config.databaseUrl !== undefined) return { url: config.databaseUrl, embedded: false, stop: async () => undefined };
-  const embedded: EmbeddedDatabase = await startEmbeddedPostgres({
+  if (config.databaseUrl !== undefined) return { url: config.databaseUrl, stop: async () => undefined };
+  return startEmbeddedPostgres({
     dataDir: path.join(config.dataDir, 'pg'),
     port: config.embeddedPgPort,
     database: 'gateway',
@@ -67,7 +66,6 @@ export async function startDatabaseServer(config: Config, logger?: Logger): Prom
     callerHandlesSignals: true,
     ...(logger ? { logger } : {}),
   });
-  return { url: embedded.url, embedded: true, stop: () => embedded.stop() };
 }
 
 export async function connectDatabase(

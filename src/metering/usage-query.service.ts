@@ -93,7 +93,7 @@ interface TierRow {
  * How long after a month's end its settlement may be closed: longer than a
  * usage record can wait for its group commit (statement timeout 10 s).
  */
-export const CLOSE_GRACE_MS = 60_000;
+const CLOSE_GRACE_MS = 60_000;
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 /** The days a usage range or a settlement month may cover (their exclusive ends must stay valid PostgreSQL dates). */

@@ -1,4 +1,4 @@
-import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
 import type { Actor } from '../../domain/actor';
 import { KEY_SORTS, KEY_STATUSES } from '../../domain/keys/api-key.service';
 import { DIMENSIONS } from '../../domain/keys/key-input';
@@ -9,9 +9,11 @@ import { enumArg, intArg, stringArg } from './args';
 import { CurrentActor, type GraphqlContext } from './context';
 import { CreateApiKeyInput } from './create-api-key.input';
 import { CreateApiKeyPayload } from './create-api-key.payload';
+import { storableArgs } from './storable-args.middleware';
 import { UpdateApiKeyInput } from './update-api-key.input';
 
 @Resolver()
+@UseMiddleware(storableArgs)
 export class ApiKeyResolver {
   @Query(() => ApiKeyPageType, { description: 'The account’s keys, filtered and paged (default: newest first).' })
   async apiKeys(

@@ -1,10 +1,12 @@
-import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, ID, Int, Query, Resolver, UseMiddleware } from 'type-graphql';
 import type { Actor } from '../../domain/actor';
 import { intArg, stringArg } from './args';
 import { AuditEventPageType } from './audit-event.type';
 import { CurrentActor, type GraphqlContext } from './context';
+import { storableArgs } from './storable-args.middleware';
 
 @Resolver()
+@UseMiddleware(storableArgs)
 export class AuditResolver {
   @Query(() => AuditEventPageType, { description: 'Who changed what, newest first; optionally for one key.' })
   async auditEvents(

@@ -1,8 +1,9 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
 import type { Actor } from '../../domain/actor';
 import type { GuardrailRuleView } from '../../domain/guardrails/guardrail-policy.service';
 import { CurrentActor, type GraphqlContext } from './context';
 import { GuardrailPolicyType } from './guardrail-policy.type';
+import { storableArgs } from './storable-args.middleware';
 
 const toGuardrailPolicyType = (view: GuardrailRuleView): GuardrailPolicyType => ({
   rule: view.rule,
@@ -14,6 +15,7 @@ const toGuardrailPolicyType = (view: GuardrailRuleView): GuardrailPolicyType => 
 });
 
 @Resolver()
+@UseMiddleware(storableArgs)
 export class GuardrailResolver {
   @Query(() => [GuardrailPolicyType], { description: 'Every guardrail rule with its category, default and effective policy.' })
   async guardrailPolicies(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext): Promise<GuardrailPolicyType[]> {

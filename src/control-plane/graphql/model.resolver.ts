@@ -1,9 +1,11 @@
-import { Ctx, Query, Resolver } from 'type-graphql';
+import { Ctx, Query, Resolver, UseMiddleware } from 'type-graphql';
 import type { Actor } from '../../domain/actor';
 import { CurrentActor, type GraphqlContext } from './context';
 import { ModelType } from './model.type';
+import { storableArgs } from './storable-args.middleware';
 
 @Resolver()
+@UseMiddleware(storableArgs)
 export class ModelResolver {
   @Query(() => [ModelType], { description: 'The catalog’s neutral model names, for key scopes.' })
   async models(@CurrentActor() _actor: Actor, @Ctx() { services }: GraphqlContext): Promise<ModelType[]> {

@@ -6,7 +6,6 @@ import { AuditResolver } from './audit.resolver';
 import { GuardrailResolver } from './guardrail.resolver';
 import { ModelResolver } from './model.resolver';
 import { SessionResolver } from './session.resolver';
-import { storableArgs } from './storable-args.middleware';
 import { UsageResolver } from './usage.resolver';
 
 export const SCHEMA_BANNER = '# Generated from the TypeGraphQL resolvers by scripts/generate.ts; do not edit.';
@@ -16,7 +15,6 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers: [SessionResolver, ApiKeyResolver, UsageResolver, ModelResolver, AuditResolver, GuardrailResolver],
     validate: false,
-    globalMiddlewares: [storableArgs],
     emitSchemaFile: false,
   });
 }

@@ -1,11 +1,13 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
 import type { Actor } from '../../domain/actor';
 import { formatMicros } from '../../metering/decimal';
 import { CurrentActor, type GraphqlContext } from './context';
 import { LoginPayload } from './login.payload';
+import { storableArgs } from './storable-args.middleware';
 import { ViewerType } from './viewer.type';
 
 @Resolver()
+@UseMiddleware(storableArgs)
 export class SessionResolver {
   @Mutation(() => LoginPayload, { description: 'The only operation that needs no session.' })
   async login(

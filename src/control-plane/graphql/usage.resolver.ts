@@ -1,13 +1,15 @@
-import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, ID, Int, Query, Resolver, UseMiddleware } from 'type-graphql';
 import type { Actor } from '../../domain/actor';
 import { intArg, stringArg } from './args';
 import { CurrentActor, type GraphqlContext } from './context';
 import { CreditStatusType } from './credit-status.type';
 import { SettlementType } from './settlement.type';
+import { storableArgs } from './storable-args.middleware';
 import { toCreditStatusType, toKeyUsageType, toSettlementType, toUsageRecordPageType } from './usage.mapper';
 import { KeyUsageType, UsageRecordPageType } from './usage.type';
 
 @Resolver()
+@UseMiddleware(storableArgs)
 export class UsageResolver {
   @Query(() => KeyUsageType, { description: 'One key’s usage over account-zone days [start, end] (default: this month to today).' })
   async keyUsage(

@@ -144,10 +144,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   recorder.onRecord((input) => metrics.recorded(input));
   const providers = createProviderRegistry({ wrap: (adapter) => metrics.instrument(adapter) });
   // One guardrail engine per account's effective policies; a policy change
-  // drops it here at once and in every other process through NOTIFY.
+  // drops it here at once (the same local signal the account and key
+  // services raise after their commits) and in every other process through NOTIFY.
   const guardrailPolicies = new GuardrailPolicyService(database.orm, audit, {
     catalogPolicies: catalog.guardrails.policies,
-    onChange: (accountId) => engines.forget(accountId),
+    onChange: (accountId) => changes.emitLocal(CHANNELS.accounts, accountId),
   });
   const engines = new GuardrailEngineCache(defaultDetectors(catalog.guardrails.blockList), (accountId) =>
     guardrailPolicies.effectivePolicies(accountId),

@@ -68,8 +68,11 @@ export function toMicros(value: Decimal): bigint {
   return value.units * 10n ** BigInt(MAX_DECIMAL_SCALE - value.scale);
 }
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+
 export function toSafeNumber(value: bigint, what: string): number {
-  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
+  if (value > MAX_SAFE || value < MIN_SAFE) {
     throw new RangeError(`${what} ${value} exceeds the safe integer range`);
   }
   return Number(value);

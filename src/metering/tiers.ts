@@ -55,11 +55,11 @@ export function unifyUsage(usage: UpstreamUsage, unify: UnifyFactors, thinking: 
   };
 }
 
-/** Each tier's price class and token kind, split once. */
+/** Each tier's price class and token kind, split once, and the names its errors use. */
 const TIER_PARTS = PRICE_TIERS.map((tier) => {
   const [priceClass, kind] = tier.split('.') as [PriceClass, string];
   const field = ({ input_cache_hit: 'inputCacheHit', input_cache_miss: 'inputCacheMiss', output: 'output' } as const)[kind]!;
-  return { tier, priceClass, field };
+  return { tier, priceClass, field, tokensName: `${tier} tokens`, amountName: `amount of ${tier}` };
 });
 
 /** Tokens of each of the six tiers; the other price class's three are 0. */
@@ -70,7 +70,6 @@ export function tierTokens(tokens: MeteredTokens): Record<PriceTier, number> {
 }
 
 const POWERS_OF_TEN = Array.from({ length: 19 }, (_, scale) => 10n ** BigInt(scale));
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * A price is currency per million tokens, which is the same number as
@@ -79,14 +78,13 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
  * micro-unit; it is rounded half up to an integer here, once per call and
  * tier, and never again: stored amounts are integers and every report sums
  * them, so a statement equals the sum of its lines exactly. This runs on
- * every call: the three tiers of the other price class cost no arithmetic,
- * and error texts are only built when they are thrown.
+ * every call: the three tiers of the other price class cost no arithmetic.
  */
 export function priceCall(tokens: MeteredTokens, prices: Record<PriceTier, Decimal>): CallAmounts {
   let totalTokens = 0;
   let totalMicros = 0n;
   const tiers = {} as Record<PriceTier, TierAmount>;
-  for (const { tier, priceClass, field } of TIER_PARTS) {
+  for (const { tier, priceClass, field, tokensName, amountName } of TIER_PARTS) {
     const price = prices[tier];
     if (price.units < 0n) throw new RangeError(`price of ${tier} must not be negative, got ${price.text}`);
     const count = priceClass === tokens.priceTier ? tokens[field] : 0;
@@ -94,18 +92,17 @@ export function priceCall(tokens: MeteredTokens, prices: Record<PriceTier, Decim
       tiers[tier] = { tokens: 0, micros: 0 };
       continue;
     }
-    if (!Number.isSafeInteger(count) || count < 0) assertTokenCount(count, `${tier} tokens`);
+    assertTokenCount(count, tokensName);
     const exact = BigInt(count) * price.units;
     const denominator = POWERS_OF_TEN[price.scale] ?? 10n ** BigInt(price.scale);
     // floor((2a + b) / 2b) is a/b rounded half up for a ≥ 0.
     const micros = (2n * exact + denominator) / (2n * denominator);
-    if (micros > MAX_SAFE) toSafeNumber(micros, `amount of ${tier}`);
-    tiers[tier] = { tokens: count, micros: Number(micros) };
+    tiers[tier] = { tokens: count, micros: toSafeNumber(micros, amountName) };
     totalTokens += count;
     totalMicros += micros;
   }
   if (!Number.isSafeInteger(totalTokens)) throw new RangeError(`total tokens ${totalTokens} exceeds the safe integer range`);
-  return { tiers, totalTokens, totalMicros: totalMicros > MAX_SAFE ? toSafeNumber(totalMicros, 'total amount') : Number(totalMicros) };
+  return { tiers, totalTokens, totalMicros: toSafeNumber(totalMicros, 'total amount') };
 }
 
 export function responseUsage(tokens: MeteredTokens): ResponseUsage {

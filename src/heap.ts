@@ -4,10 +4,9 @@
 // `npm run bench` at no measurable throughput cost (20% peaked at 196–202 MB
 // depending on how busy the machine was, 15% at 196 MB in the same runs),
 // and unlike a hard `--max-old-space-size` it never stops the process: a
-// burst of 20 MB bodies
-// still gets the memory it needs (bounded by the body budget, see
-// src/http/body-budget.ts). Set at start-up; V8 reads the factor at every
-// collection. GATEWAY_HEAP_GROWTH_PERCENT=0 leaves V8's default.
+// burst of 20 MB bodies still gets the memory it needs (bounded by the body
+// budget, see src/http/body-budget.ts). Set at start-up; V8 reads the factor
+// at every collection. GATEWAY_HEAP_GROWTH_PERCENT=0 leaves V8's default.
 import v8 from 'node:v8';
 
 export const DEFAULT_HEAP_GROWTH_PERCENT = 15;

@@ -73,7 +73,7 @@ export function toRequest(item: RoutingEvalItem): CanonicalRequest {
     messages,
     maxTokens: item.max_tokens ?? DEFAULT_MAX_TOKENS,
     stream: false,
-    ...(item.thinking === true ? { thinking: {} } : {}),
+    ...(item.thinking === true ? { thinking: { type: 'enabled' as const } } : {}),
   };
 }
 

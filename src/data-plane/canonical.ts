@@ -3,7 +3,12 @@
 // encoder from CanonicalEvent; each upstream is one adapter between the two.
 // Routing, guardrails and metering only ever see these types.
 
-export type Role = 'user' | 'assistant';
+/**
+ * `system` is a system turn inside the conversation (the current Messages API
+ * and Claude Code put one at any position; the chat form's `system` and
+ * `developer` messages after the first user turn become one).
+ */
+export type Role = 'user' | 'assistant' | 'system';
 
 export type CanonicalContent =
   | { type: 'text'; text: string }
@@ -31,6 +36,14 @@ export type CanonicalToolChoice =
 
 export type ProtocolForm = 'messages' | 'chat_completions';
 
+export interface ThinkingSetting {
+  type: 'enabled' | 'adaptive' | 'disabled';
+  budgetTokens?: number;
+}
+
+/** Effort levels as the APIs name them (Anthropic `output_config.effort`, OpenAI `reasoning_effort`). */
+export type Effort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
 export interface CanonicalRequest {
   /** The neutral model name the caller asked for (catalog `models[].name`). */
   model: string;
@@ -44,8 +57,15 @@ export interface CanonicalRequest {
   stopSequences?: string[];
   tools?: CanonicalTool[];
   toolChoice?: CanonicalToolChoice;
-  /** Set when the caller explicitly asked for deep reasoning (`thinking` / `reasoning_effort`). */
-  thinking?: { budgetTokens?: number };
+  /**
+   * The caller's thinking setting. `enabled` asks for deep reasoning (the
+   * thinking tier); `adaptive` only permits it, so the complexity assessment
+   * still picks the tier; `disabled` never thinks. Absent: no preference
+   * (as `adaptive`).
+   */
+  thinking?: ThinkingSetting;
+  /** How much effort the caller asks for (`output_config.effort` / `reasoning_effort`), when it says. */
+  effort?: Effort;
   /** Opaque end-user id passed through (`metadata.user_id` / `user`). */
   userId?: string;
 }

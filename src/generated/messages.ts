@@ -301,7 +301,7 @@ export interface components {
             name: string;
             disable_parallel_tool_use?: boolean;
         };
-        /** @description An explicit deep-reasoning request; `enabled`, `adaptive` and `between_tools` force the thinking tier. */
+        /** @description The caller's thinking setting. `enabled` asks for deep reasoning (the thinking tier); `adaptive` and `between_tools` only permit it, so the complexity assessment picks the tier; `disabled` never thinks. */
         ThinkingConfig: components["schemas"]["ThinkingConfigEnabled"] | components["schemas"]["ThinkingConfigDisabled"] | components["schemas"]["ThinkingConfigAdaptive"] | components["schemas"]["ThinkingConfigBetweenTools"];
         ThinkingConfigEnabled: {
             /** @enum {string} */

@@ -129,10 +129,13 @@ export function assessComplexity(request: CanonicalRequest, thresholds: Assessme
   const cued = cues.code + cues.math + cues.reasoning + cues.weakReasoning + cues.analysis + cues.multi_step + cues.task > 0;
   if (!cued && features.taskTokens < TRIVIAL_TASK_TOKENS && features.toolCount === 0 && score < thresholds.standard) reasons.push('trivial');
 
-  if (request.thinking !== undefined) return { tier: 'thinking', score, reasons: ['explicit_thinking', ...reasons] };
+  // `enabled` asks for deep reasoning; `adaptive` (or no setting) leaves the
+  // tier to the assessment; `disabled` never thinks.
+  const setting = request.thinking?.type;
+  if (setting === 'enabled') return { tier: 'thinking', score, reasons: ['explicit_thinking', ...reasons] };
   // Auto-thinking also needs a clear proof or optimum to argue: one strong
   // reasoning cue backed by mathematics or by more reasoning wording.
-  const deep = cues.reasoning >= 1 && reasoningPoints(cues) >= 1.5;
+  const deep = setting !== 'disabled' && cues.reasoning >= 1 && reasoningPoints(cues) >= 1.5;
   return { tier: pickTier(score, thresholds, deep), score, reasons };
 }
 

@@ -119,7 +119,11 @@ export function decodeChatRequest(body: ChatCompletionRequest, defaultMaxTokens:
   if (choice) request.toolChoice = choice;
   if (body.reasoning_effort && body.reasoning_effort !== 'none') {
     const budget = Math.min(EFFORT_BUDGET[body.reasoning_effort] ?? 4096, request.maxTokens - 1);
-    request.thinking = budget >= 1024 ? { budgetTokens: budget } : {};
+    request.thinking = budget >= 1024 ? { type: 'enabled', budgetTokens: budget } : { type: 'enabled' };
+    request.effort = body.reasoning_effort;
+  } else if (body.reasoning_effort === 'none') {
+    request.thinking = { type: 'disabled' };
+    request.effort = 'none';
   }
   if (body.user) request.userId = body.user;
   return request;

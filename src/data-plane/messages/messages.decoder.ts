@@ -61,9 +61,15 @@ export function decodeMessagesBody(body: CountTokensRequest, maxTokens: number, 
   }
   const choice = toolChoice(body.tool_choice);
   if (choice) request.toolChoice = choice;
-  if (thinking && thinking.type !== 'disabled') {
-    request.thinking = thinking.type === 'enabled' ? { budgetTokens: thinking.budget_tokens } : {};
+  if (thinking) {
+    // `between_tools` (SDK 1.x) permits thinking between tool calls: adaptive.
+    request.thinking =
+      thinking.type === 'enabled'
+        ? { type: 'enabled', budgetTokens: thinking.budget_tokens }
+        : { type: thinking.type === 'disabled' ? 'disabled' : 'adaptive' };
   }
+  const effort = body.output_config?.effort;
+  if (effort) request.effort = effort;
   return request;
 }
 

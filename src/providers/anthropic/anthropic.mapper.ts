@@ -88,7 +88,9 @@ function toMessages(request: CanonicalRequest): MessageParam[] {
   for (const message of request.messages) {
     const content = message.content.flatMap(toContentBlock);
     // A message left empty (only unsigned thinking) would be a 400 upstream.
-    if (content.length > 0) messages.push({ role: message.role, content });
+    if (content.length === 0) continue;
+    if (message.role === 'system') messages.push({ role: 'system', content: content.filter((c) => c.type === 'text') });
+    else messages.push({ role: message.role, content });
   }
   return messages;
 }

@@ -320,7 +320,7 @@ describe('Anthropic mapper', () => {
       ];
       for (const [what, maxTokens, budget, expectedBudget, expectedMax] of cases) {
         it(`budgets ${what}`, () => {
-          const request = canonicalRequest({ maxTokens, ...(budget !== undefined ? { thinking: { budgetTokens: budget } } : {}) });
+          const request = canonicalRequest({ maxTokens, ...(budget !== undefined ? { thinking: { type: 'enabled' as const, budgetTokens: budget } } : {}) });
           const body = toAnthropicRequest(request, thinking);
           expect(body.thinking).to.deep.equal({ type: 'enabled', budget_tokens: expectedBudget });
           expect(body.max_tokens).to.equal(expectedMax);
@@ -336,7 +336,7 @@ describe('Anthropic mapper', () => {
       });
 
       it('sends no thinking when the deployment does not ask for it, even if the caller did', () => {
-        const body = toAnthropicRequest(canonicalRequest({ thinking: { budgetTokens: 2000 } }), deployment);
+        const body = toAnthropicRequest(canonicalRequest({ thinking: { type: 'enabled', budgetTokens: 2000 } }), deployment);
         expect(body).to.not.have.property('thinking');
       });
     });

@@ -68,11 +68,20 @@ describe('complexity assessment', () => {
   });
 
   it('forces thinking for an explicit thinking request, still reporting the score', () => {
-    const result = assess(ask('hi', { thinking: { budgetTokens: 2048 } }));
+    const result = assess(ask('hi', { thinking: { type: 'enabled', budgetTokens: 2048 } }));
     expect(result.tier).to.equal('thinking');
     expect(result.reasons[0]).to.equal('explicit_thinking');
     expect(result.score).to.be.below(DEFAULT_ASSESSMENT_THRESHOLDS.standard);
-    expect(assess(ask('hi', { thinking: {} })).tier).to.equal('thinking');
+    expect(assess(ask('hi', { thinking: { type: 'enabled' } })).tier).to.equal('thinking');
+  });
+
+  it('lets the assessment decide under adaptive thinking, and never thinks when thinking is disabled', () => {
+    expect(assess(ask('hi', { thinking: { type: 'adaptive' } })).tier).to.equal('light');
+    const proof = ask(
+      'Let $a, b, c > 0$ with $abc = 1$. Prove that $\\frac{1}{a^3(b+c)} + \\frac{1}{b^3(c+a)} + \\frac{1}{c^3(a+b)} \\ge \\frac{3}{2}$ and derive when equality holds.',
+    );
+    expect(assess({ ...proof, thinking: { type: 'adaptive' } }).tier).to.equal('thinking');
+    expect(assess({ ...proof, thinking: { type: 'disabled' } }).tier).to.equal('heavy');
   });
 
   it('picks thinking by itself only for a very high score with proof wording', () => {

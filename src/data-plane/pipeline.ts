@@ -3,7 +3,8 @@
 // fallback before the first byte → output guardrails → metering.
 import type { Logger } from 'pino';
 import { AppError } from '../errors';
-import { GuardrailBlockedError, type Guardrails } from '../guardrails/guardrail-engine';
+import { GuardrailBlockedError, type Guardrails, type InputInspector } from '../guardrails/guardrail-engine';
+import { mulCeil } from '../metering/decimal';
 import { priceCall, responseUsage, unifyUsage, type ResponseUsage } from '../metering/tiers';
 import type { UsageRecorder, UsageRecordInput, UsageStatus } from '../metering/usage-recorder';
 import { countTokens } from '../tokenizer';
@@ -11,7 +12,7 @@ import { UpstreamError, type ProviderAdapter } from '../providers/provider';
 import type { Catalog, Deployment, ProviderType, Tier } from '../routing/catalog.types';
 import type { CircuitBreaker } from '../routing/circuit-breaker';
 import { assessComplexity } from '../routing/complexity';
-import type { CanonicalEvent, CanonicalRequest, ProtocolForm, StopReason, UpstreamUsage } from './canonical';
+import type { CanonicalEvent, CanonicalRequest, ProtocolForm, RawObject, StopReason, UpstreamUsage } from './canonical';
 import type { AuthenticatedKey } from './key-auth';
 
 export interface CallContext {
@@ -42,6 +43,23 @@ export interface PipelineDeps {
 
 export const deploymentId = (d: Deployment): string => `${d.provider.name}/${d.model}`;
 
+/**
+ * A call as its protocol form received it: the caller's body, and how to read
+ * it. The pipeline runs the input guardrails over the body before anything
+ * else reads it, so routing, translation and pass-through all see the
+ * redacted body.
+ */
+export interface InboundCall {
+  /** The model name the caller sent. */
+  model: string;
+  stream: boolean;
+  body: RawObject;
+  /** Every text the upstream will read, through `inspect`: the body to use (the same object when nothing was redacted). */
+  guard(body: RawObject, inspect: InputInspector): RawObject;
+  /** The canonical view of the guarded body (400 for what the schema cannot say). */
+  decode(body: RawObject): CanonicalRequest;
+}
+
 /** The `x-route` header: why this request went where it went. */
 export const routeHeader = (r: RouteInfo): string =>
   `tier=${r.tier}; score=${r.score.toFixed(2)}; reasons=${r.reasons.join(',') || 'none'}; model=${r.deployment.model}`;
@@ -58,6 +76,8 @@ export class Call {
   private complete = false;
   private finished: Promise<ResponseUsage> | null = null;
   private firstEventAt: number | null = null;
+  /** The upstream produced thinking (a thinking or redacted_thinking block): billed as thinking whatever the tier. */
+  private thought = false;
   stopReason: StopReason | null = null;
   stopSequence: string | null = null;
 
@@ -70,6 +90,8 @@ export class Call {
     private readonly rest: AsyncIterator<CanonicalEvent>,
     private readonly filter: ReturnType<Guardrails['createOutputFilter']>,
     private readonly inputHits: Record<string, number>,
+    /** The caller's fields a translation to the deployment's protocol left out (empty on pass-through). */
+    readonly dropped: readonly string[],
   ) {}
 
   get requestId(): string {
@@ -86,13 +108,33 @@ export class Call {
     return `msg_${this.ctx.requestId.replace(/^req_/, '')}`;
   }
 
+  /** Which price class bills the call: thinking when routed to the thinking tier or the upstream thought. */
+  get thinking(): boolean {
+    return this.route.thinking || this.thought;
+  }
+
   private observe(e: CanonicalEvent): void {
     if (this.firstEventAt === null) this.firstEventAt = Date.now();
-    if (e.type === 'usage') {
-      this.raw = { ...this.raw, ...e.usage };
-    } else if (e.type === 'message_stop') this.complete = true;
-    else if (e.type === 'text_delta' || e.type === 'thinking_delta') this.producedText += e.text;
-    else if (e.type === 'tool_input_delta') this.producedText += e.partialJson;
+    switch (e.type) {
+      case 'usage':
+        this.raw = { ...this.raw, ...e.usage };
+        break;
+      case 'message_stop':
+        this.complete = true;
+        break;
+      case 'block_start':
+        if (e.block.type === 'thinking' || (e.block.type === 'other' && e.block.raw.type === 'redacted_thinking')) this.thought = true;
+        break;
+      case 'text_delta':
+      case 'thinking_delta':
+        this.producedText += e.text;
+        break;
+      case 'tool_input_delta':
+        this.producedText += e.partialJson;
+        break;
+      default:
+        break;
+    }
   }
 
   /** One upstream event through the output guardrails: what the client gets for it. */
@@ -144,7 +186,7 @@ export class Call {
 
   /** Usage as it stands (unified), e.g. for `message_start`. */
   usageSoFar(): ResponseUsage {
-    return responseUsage(unifyUsage(this.raw, this.route.deployment.unify, this.route.thinking));
+    return responseUsage(unifyUsage(this.raw, this.route.deployment.unify, this.thinking));
   }
 
   finish(status: UsageStatus, errorCode: string | null = null): Promise<ResponseUsage> {
@@ -159,20 +201,20 @@ export class Call {
     if (!this.complete && this.producedText) {
       this.raw = { ...this.raw, output: Math.max(this.raw.output, countTokens(this.producedText)) };
     }
-    const tokens = unifyUsage(this.raw, this.route.deployment.unify, this.route.thinking);
+    const tokens = unifyUsage(this.raw, this.route.deployment.unify, this.thinking);
     let hits = this.inputHits;
     for (const rule in this.filter.hits) {
       if (hits === this.inputHits) hits = { ...this.inputHits };
       hits[rule] = (hits[rule] ?? 0) + this.filter.hits[rule]!;
     }
     await this.deps.recorder.record(
-      usageInput(this.ctx, this.request, {
+      usageInput(this.ctx, { model: this.request.model, stream: this.request.stream }, {
         routedModel: this.route.deployment.model,
         provider: this.route.deployment.provider.name,
         routeTier: this.route.tier,
         routeScore: this.route.score,
         routeReasons: this.route.reasons,
-        thinking: this.route.thinking,
+        thinking: this.thinking,
         status,
         errorCode,
         raw: this.raw,
@@ -196,7 +238,7 @@ type CallOutcome = Omit<UsageRecordInput, 'requestId' | 'accountId' | 'accountTi
  * shape (a spread followed by more fields grew each record's property store
  * step by step, on every call).
  */
-function usageInput(ctx: CallContext, request: CanonicalRequest, outcome: CallOutcome): UsageRecordInput {
+function usageInput(ctx: CallContext, request: { model: string; stream: boolean }, outcome: CallOutcome): UsageRecordInput {
   return {
     requestId: ctx.requestId,
     accountId: ctx.key.account.id,
@@ -239,17 +281,42 @@ export class Pipeline {
     return entry;
   }
 
-  async start(ctx: CallContext, incoming: CanonicalRequest): Promise<Call> {
-    const model = this.resolveModel(ctx, incoming.model);
+  /**
+   * The exact input token count of a request (unified), from the upstream of
+   * the model's standard route when its protocol can count (Anthropic's
+   * count_tokens), or undefined when it cannot or is unreachable (the caller
+   * then counts locally). What the upstream reads passes the input guardrails
+   * first. Nothing is billed.
+   */
+  async countUpstream(ctx: CallContext, inbound: InboundCall): Promise<number | undefined> {
+    const model = this.resolveModel(ctx, inbound.model);
+    const deployment = model.routes.standard[0];
+    const adapter = deployment ? this.deps.providers.forType(deployment.provider.type) : undefined;
+    if (!deployment || !adapter?.countTokens) return undefined;
     const guardrails = await this.deps.guardrails(ctx.key.account.id);
-    let checked: ReturnType<Guardrails['checkInput']>;
+    const request = inbound.decode(inbound.guard(inbound.body, guardrails.inputInspector()));
     try {
-      checked = guardrails.checkInput(incoming);
+      const raw = await adapter.countTokens({ request, deployment, signal: ctx.signal, dropped: [] });
+      return mulCeil(raw, deployment.unify.input);
     } catch (error) {
-      if (error instanceof GuardrailBlockedError) await this.recordRefusal(ctx, incoming, 'blocked', error.code, { [error.rule]: 1 });
+      if (!(error instanceof UpstreamError) || !error.retryable) throw error instanceof UpstreamError ? upstreamAppError(error) : error;
+      this.deps.logger.warn({ request_id: ctx.requestId, deployment: deploymentId(deployment), failure: error.failure }, 'count_tokens upstream failed; counting locally');
+      return undefined;
+    }
+  }
+
+  async start(ctx: CallContext, inbound: InboundCall): Promise<Call> {
+    const model = this.resolveModel(ctx, inbound.model);
+    const guardrails = await this.deps.guardrails(ctx.key.account.id);
+    const inspect = guardrails.inputInspector();
+    let body: RawObject;
+    try {
+      body = inbound.guard(inbound.body, inspect);
+    } catch (error) {
+      if (error instanceof GuardrailBlockedError) await this.recordRefusal(ctx, inbound, 'blocked', error.code, { [error.rule]: 1 });
       throw error;
     }
-    const request = checked.request;
+    const request = inbound.decode(body);
     const assessment = assessComplexity(request, this.deps.catalog.assessment);
     const tier = assessment.tier;
     const candidates = model.routes[tier];
@@ -263,14 +330,15 @@ export class Pipeline {
         score: assessment.score,
         reasons: assessment.reasons,
         deployment,
-        thinking: tier === 'thinking' || deployment.thinking,
+        thinking: tier === 'thinking',
       };
       const adapter = this.deps.providers.forType(deployment.provider.type);
-      const iterator = adapter.stream({ request, deployment, signal: ctx.signal })[Symbol.asyncIterator]();
+      const dropped: string[] = [];
+      const iterator = adapter.stream({ request, deployment, signal: ctx.signal, dropped })[Symbol.asyncIterator]();
       try {
         const first = await iterator.next();
         this.deps.breaker.success(deploymentId(deployment));
-        return new Call(this.deps, ctx, request, route, first, iterator, filter(), checked.hits);
+        return new Call(this.deps, ctx, request, route, first, iterator, filter(), inspect.hits, dropped);
       } catch (error) {
         if (!(error instanceof UpstreamError)) throw error;
         if (error.failure === 'aborted') {
@@ -316,7 +384,7 @@ export class Pipeline {
   /** A call that never reached an answer is still on record (zero tokens). */
   private async recordRefusal(
     ctx: CallContext,
-    request: CanonicalRequest,
+    request: { model: string; stream: boolean },
     status: UsageStatus,
     errorCode: string,
     guardrailHits: Record<string, number> = {},

@@ -2,6 +2,7 @@ import { mulCeil } from '../metering/decimal';
 import { assessComplexity } from '../routing/complexity';
 import { countTokens } from '../tokenizer';
 import type { CanonicalRequest } from './canonical';
+import { contentTexts } from './canonical-text';
 import type { CallContext, Pipeline } from './pipeline';
 
 /** The text of a request as the tokenizer sees it: system, every block, tool definitions. */
@@ -9,10 +10,9 @@ export function requestText(request: CanonicalRequest): string {
   const parts: string[] = [];
   if (request.system) parts.push(request.system);
   for (const m of request.messages) {
+    contentTexts(m.content, parts);
     for (const c of m.content) {
-      if (c.type === 'text') parts.push(c.text);
-      else if (c.type === 'tool_use') parts.push(c.name, JSON.stringify(c.input));
-      else if (c.type === 'tool_result') parts.push(c.content);
+      if (c.type === 'tool_use') parts.push(c.name, JSON.stringify(c.input));
       else if (c.type === 'thinking') parts.push(c.thinking);
     }
   }

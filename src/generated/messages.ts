@@ -124,12 +124,12 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Fields shared by `MessagesRequest` and `CountTokensRequest`. Unknown fields are accepted and ignored. */
+        /** @description Fields shared by `MessagesRequest` and `CountTokensRequest`. Every field not named here is accepted and passed through to Anthropic upstreams. */
         MessagesRequestBase: {
-            /** @description A neutral model name from the catalog; with the complexity assessment it decides the model actually used. */
+            /** @description A neutral model name from the catalog (or one of its aliases); with the complexity assessment it decides the model actually used. */
             model: string;
             messages: components["schemas"]["MessageParam"][];
-            /** @description System prompt, as a string or text blocks. */
+            /** @description System prompt, as a string or text blocks (with `cache_control` and any other block field). */
             system?: components["schemas"]["TextBlockParam"][] | string;
             tools?: components["schemas"]["Tool"][];
             tool_choice?: components["schemas"]["ToolChoice"];
@@ -149,25 +149,37 @@ export interface components {
             top_p?: number;
             top_k?: number;
             metadata?: components["schemas"]["Metadata"];
-            /** @enum {string} */
-            service_tier?: "auto" | "standard_only";
+            service_tier?: string;
         };
         /** @description Body of `POST /v1/messages/count_tokens`; the messages request without `max_tokens` and `stream`. */
         CountTokensRequest: components["schemas"]["MessagesRequestBase"];
         MessageParam: {
-            /** @enum {string} */
-            role: "user" | "assistant";
+            /**
+             * @description `system` is a system turn at any position (current Messages API; Claude Code sends one).
+             * @enum {string}
+             */
+            role: "user" | "assistant" | "system";
             /** @description A string, or an array of content blocks. */
             content: components["schemas"]["ContentBlockParam"][] | string;
+        } & {
+            [key: string]: unknown;
         };
-        /** @description A content block in a request message. */
-        ContentBlockParam: components["schemas"]["TextBlockParam"] | components["schemas"]["ImageBlockParam"] | components["schemas"]["DocumentBlockParam"] | components["schemas"]["ToolUseBlockParam"] | components["schemas"]["ToolResultBlockParam"] | components["schemas"]["ThinkingBlockParam"] | components["schemas"]["RedactedThinkingBlockParam"];
-        /** @description Prompt-cache breakpoint; accepted and passed to upstreams that honour it. */
+        /**
+         * @description A content block in a request message. The block kinds the gateway reads
+         *     are checked against their schema; every other kind (server tool calls
+         *     and results, kinds added later) passes through as sent.
+         */
+        ContentBlockParam: ({
+            type: string;
+        } & {
+            [key: string]: unknown;
+        }) & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        /** @description Prompt-cache breakpoint; passed to upstreams that honour it. */
         CacheControl: {
-            /** @enum {string} */
-            type: "ephemeral";
-            /** @enum {string} */
-            ttl?: "5m" | "1h";
+            type: string;
+            ttl?: string;
+        } & {
+            [key: string]: unknown;
         };
         TextBlockParam: {
             /** @enum {string} */
@@ -177,62 +189,79 @@ export interface components {
             citations?: {
                 [key: string]: unknown;
             }[] | null;
+        } & {
+            [key: string]: unknown;
         };
         ImageBlockParam: {
             /** @enum {string} */
             type: "image";
-            source: components["schemas"]["ImageSource"];
+            source: components["schemas"]["MediaSource"];
             cache_control?: components["schemas"]["CacheControl"] | null;
+        } & {
+            [key: string]: unknown;
         };
-        ImageSource: components["schemas"]["Base64ImageSource"] | components["schemas"]["UrlImageSource"];
-        Base64ImageSource: {
+        /** @description Where an image or document comes from. `base64` and `url` (and `text` and `content` for documents) are read by the gateway; `file` and later kinds pass through to Anthropic upstreams. */
+        MediaSource: ({
+            type: string;
+        } & {
+            [key: string]: unknown;
+        }) & (unknown & unknown & unknown & unknown & unknown);
+        Base64Source: {
             /** @enum {string} */
             type: "base64";
-            /** @enum {string} */
-            media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
-            /** @description Base64-encoded image bytes. */
+            /** @description `image/jpeg`, `image/png`, `image/gif`, `image/webp`, or `application/pdf` for documents. */
+            media_type: string;
+            /** @description Base64-encoded bytes. */
             data: string;
+        } & {
+            [key: string]: unknown;
         };
-        UrlImageSource: {
+        UrlSource: {
             /** @enum {string} */
             type: "url";
             url: string;
+        } & {
+            [key: string]: unknown;
         };
-        DocumentBlockParam: {
+        FileSource: {
             /** @enum {string} */
-            type: "document";
-            source: components["schemas"]["DocumentSource"];
-            title?: string | null;
-            context?: string | null;
-            citations?: {
-                [key: string]: unknown;
-            } | null;
-            cache_control?: components["schemas"]["CacheControl"] | null;
-        };
-        DocumentSource: components["schemas"]["Base64PdfSource"] | components["schemas"]["PlainTextSource"] | components["schemas"]["UrlPdfSource"] | components["schemas"]["ContentBlockSource"];
-        Base64PdfSource: {
-            /** @enum {string} */
-            type: "base64";
-            /** @enum {string} */
-            media_type: "application/pdf";
-            data: string;
+            type: "file";
+            file_id: string;
+        } & {
+            [key: string]: unknown;
         };
         PlainTextSource: {
             /** @enum {string} */
             type: "text";
-            /** @enum {string} */
-            media_type: "text/plain";
+            media_type?: string;
             data: string;
-        };
-        UrlPdfSource: {
-            /** @enum {string} */
-            type: "url";
-            url: string;
+        } & {
+            [key: string]: unknown;
         };
         ContentBlockSource: {
             /** @enum {string} */
             type: "content";
-            content: (components["schemas"]["TextBlockParam"] | components["schemas"]["ImageBlockParam"])[] | string;
+            content: components["schemas"]["ContentBlockParam"][] | string;
+        } & {
+            [key: string]: unknown;
+        };
+        DocumentBlockParam: {
+            /** @enum {string} */
+            type: "document";
+            source: components["schemas"]["MediaSource"];
+            title?: string | null;
+            context?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        SearchResultBlockParam: {
+            /** @enum {string} */
+            type: "search_result";
+            source: string;
+            title: string;
+            content: components["schemas"]["TextBlockParam"][];
+        } & {
+            [key: string]: unknown;
         };
         ToolUseBlockParam: {
             /** @enum {string} */
@@ -243,32 +272,39 @@ export interface components {
             input: {
                 [key: string]: unknown;
             };
-            cache_control?: components["schemas"]["CacheControl"] | null;
+        } & {
+            [key: string]: unknown;
         };
         ToolResultBlockParam: {
             /** @enum {string} */
             type: "tool_result";
             tool_use_id: string;
-            /** @description The tool's output, as a string or text blocks. */
-            content?: components["schemas"]["TextBlockParam"][] | string;
+            /** @description The tool's output, as a string or content blocks (text, images, documents, search results). */
+            content?: components["schemas"]["ContentBlockParam"][] | string;
             is_error?: boolean;
-            cache_control?: components["schemas"]["CacheControl"] | null;
+        } & {
+            [key: string]: unknown;
         };
         ThinkingBlockParam: {
             /** @enum {string} */
             type: "thinking";
             thinking: string;
             signature?: string;
+        } & {
+            [key: string]: unknown;
         };
         RedactedThinkingBlockParam: {
             /** @enum {string} */
             type: "redacted_thinking";
             data: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * @description A tool the model may call. Custom tools (no `type`, or `type: custom`)
-         *     carry `input_schema`; other `type` values name upstream server tools,
-         *     which the gateway refuses when the routed upstream lacks them.
+         *     carry `input_schema`; other `type` values name upstream server tools
+         *     (`web_search_20250305`, `bash_20250124`, …), which pass through to
+         *     Anthropic upstreams and are refused (400) towards other protocols.
          */
         Tool: {
             type?: string;
@@ -278,64 +314,48 @@ export interface components {
             input_schema?: {
                 [key: string]: unknown;
             };
-            cache_control?: components["schemas"]["CacheControl"] | null;
+        } & {
+            [key: string]: unknown;
         };
-        ToolChoice: components["schemas"]["ToolChoiceAuto"] | components["schemas"]["ToolChoiceAny"] | components["schemas"]["ToolChoiceNone"] | components["schemas"]["ToolChoiceTool"];
-        ToolChoiceAuto: {
-            /** @enum {string} */
-            type: "auto";
+        ToolChoice: ({
+            /** @description `auto`, `any`, `none` or `tool` (with `name`). */
+            type: string;
+            name?: string;
             disable_parallel_tool_use?: boolean;
-        };
-        ToolChoiceAny: {
-            /** @enum {string} */
-            type: "any";
-            disable_parallel_tool_use?: boolean;
-        };
-        ToolChoiceNone: {
-            /** @enum {string} */
-            type: "none";
-        };
-        ToolChoiceTool: {
-            /** @enum {string} */
-            type: "tool";
-            name: string;
-            disable_parallel_tool_use?: boolean;
-        };
+        } & {
+            [key: string]: unknown;
+        }) & unknown;
         /** @description The caller's thinking setting. `enabled` asks for deep reasoning (the thinking tier); `adaptive` and `between_tools` only permit it, so the complexity assessment picks the tier; `disabled` never thinks. */
-        ThinkingConfig: components["schemas"]["ThinkingConfigEnabled"] | components["schemas"]["ThinkingConfigDisabled"] | components["schemas"]["ThinkingConfigAdaptive"] | components["schemas"]["ThinkingConfigBetweenTools"];
-        ThinkingConfigEnabled: {
+        ThinkingConfig: ({
             /** @enum {string} */
-            type: "enabled";
-            budget_tokens: number;
-            /** @enum {unknown} */
-            display?: "summarized" | "omitted" | null;
-        };
-        ThinkingConfigDisabled: {
-            /** @enum {string} */
-            type: "disabled";
-        };
-        ThinkingConfigAdaptive: {
-            /** @enum {string} */
-            type: "adaptive";
-            /** @enum {unknown} */
-            display?: "summarized" | "omitted" | null;
-        };
-        /** @description Sent by `@anthropic-ai/sdk` 1.x; treated like `adaptive`. */
-        ThinkingConfigBetweenTools: {
-            /** @enum {string} */
-            type: "between_tools";
-        };
+            type: "enabled" | "disabled" | "adaptive" | "between_tools";
+            budget_tokens?: number;
+        } & {
+            [key: string]: unknown;
+        }) & unknown;
         OutputConfig: {
-            /**
-             * @description Reasoning effort hint; `high` and above count towards the heavy/thinking tiers.
-             * @enum {unknown}
-             */
-            effort?: "low" | "medium" | "high" | "xhigh" | "max" | null;
+            /** @description Effort hint (`low`, `medium`, `high`, `xhigh`, `max`); passed through, and translated to `reasoning_effort` for OpenAI upstreams. */
+            effort?: string | null;
+            format?: components["schemas"]["OutputFormat"] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Structured output; `json_schema` with `schema`. */
+        OutputFormat: {
+            type: string;
+            schema?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
         Metadata: {
             /** @description Opaque end-user id, passed through. */
             user_id?: string | null;
+        } & {
+            [key: string]: unknown;
         };
+        /** @description An answer. From Anthropic upstreams every field, block and stop reason they send is relayed; the gateway sets `id`, `model` and `usage`. */
         Message: {
             id: string;
             /** @enum {string} */
@@ -349,14 +369,17 @@ export interface components {
             stop_reason: components["schemas"]["StopReason"] | null;
             stop_sequence: string | null;
             usage: components["schemas"]["Usage"];
+        } & {
+            [key: string]: unknown;
         };
-        /**
-         * @description `refusal` also when an output guardrail blocks the answer.
-         * @enum {string}
-         */
-        StopReason: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal";
-        /** @description A content block of an answer. */
-        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"];
+        /** @description `end_turn`, `max_tokens`, `stop_sequence`, `tool_use`, `pause_turn`, `refusal` (also when an output guardrail blocks the answer), or any later reason an Anthropic upstream sends. */
+        StopReason: string;
+        /** @description A content block of an answer; kinds beyond these (server tool calls and results, kinds added later) are relayed as the upstream sent them. */
+        ContentBlock: ({
+            type: string;
+        } & {
+            [key: string]: unknown;
+        }) & (unknown & unknown & unknown & unknown);
         TextBlock: {
             /** @enum {string} */
             type: "text";
@@ -392,19 +415,22 @@ export interface components {
         PriceTier: "no_thinking" | "thinking";
         /**
          * @description Unified tokens (DESIGN §9). `input_tokens` counts all input, cached
-         *     included; `cached_input_tokens` is its cache-hit part. In streams the
+         *     included; `cached_input_tokens` is its cache-hit part. There is no
+         *     `cache_read_input_tokens` or `cache_creation_input_tokens`: Anthropic
+         *     clients add those on top of `input_tokens`, which would count cached
+         *     tokens twice. Usage fields the gateway does not own (`server_tool_use`,
+         *     `service_tier`, …) are relayed from Anthropic upstreams. In streams the
          *     values are cumulative: a later `message_delta` overwrites, never adds.
          */
         Usage: {
             input_tokens: number;
             output_tokens: number;
-            /** @description Same as `cached_input_tokens`, under the Anthropic name. */
-            cache_read_input_tokens?: number | null;
-            cache_creation_input_tokens?: number | null;
             cached_input_tokens: number;
             price_tier: components["schemas"]["PriceTier"];
             /** @description Whether the call used the thinking tier. */
             thinking: boolean;
+        } & {
+            [key: string]: unknown;
         };
         CountTokensResponse: {
             input_tokens: number;
@@ -415,7 +441,8 @@ export interface components {
          *     (carries `usage`), then per block `content_block_start`,
          *     `content_block_delta`…, `content_block_stop`, interleaved `ping`s,
          *     then `message_delta` (always carries cumulative `usage`) and
-         *     `message_stop`; or `error` on failure after the first byte.
+         *     `message_stop`; or `error` on failure after the first byte. Event
+         *     kinds an Anthropic upstream adds later are relayed as sent.
          */
         MessageStreamEvent: components["schemas"]["MessageStartEvent"] | components["schemas"]["ContentBlockStartEvent"] | components["schemas"]["ContentBlockDeltaEvent"] | components["schemas"]["ContentBlockStopEvent"] | components["schemas"]["MessageDeltaEvent"] | components["schemas"]["MessageStopEvent"] | components["schemas"]["PingEvent"] | components["schemas"]["ErrorEvent"];
         MessageStartEvent: {
@@ -435,7 +462,12 @@ export interface components {
             index: number;
             delta: components["schemas"]["ContentBlockDelta"];
         };
-        ContentBlockDelta: components["schemas"]["TextDelta"] | components["schemas"]["InputJsonDelta"] | components["schemas"]["ThinkingDelta"] | components["schemas"]["SignatureDelta"];
+        /** @description A delta; kinds beyond these (`citations_delta`, kinds added later) are relayed as the upstream sent them. */
+        ContentBlockDelta: ({
+            type: string;
+        } & {
+            [key: string]: unknown;
+        }) & (unknown & unknown & unknown & unknown);
         TextDelta: {
             /** @enum {string} */
             type: "text_delta";
@@ -467,6 +499,8 @@ export interface components {
             delta: {
                 stop_reason: components["schemas"]["StopReason"] | null;
                 stop_sequence: string | null;
+            } & {
+                [key: string]: unknown;
             };
             usage: components["schemas"]["Usage"];
         };
@@ -485,9 +519,9 @@ export interface components {
             error: components["schemas"]["AnthropicErrorDetail"];
             request_id?: string;
         };
-        /** @description Body of `POST /v1/chat/completions`. Unknown fields are accepted and ignored. */
+        /** @description Body of `POST /v1/chat/completions`. Every field not named here is accepted and passed through to OpenAI-protocol upstreams. */
         ChatCompletionRequest: {
-            /** @description A neutral model name from the catalog. */
+            /** @description A neutral model name from the catalog (or one of its aliases). */
             model: string;
             messages: components["schemas"]["ChatMessageParam"][];
             /** @description Maximum output tokens (optional in this form). */
@@ -495,15 +529,15 @@ export interface components {
             /** @description Newer name of `max_tokens`; wins when both are given. */
             max_completion_tokens?: number | null;
             stream?: boolean | null;
-            stream_options?: {
+            stream_options?: ({
                 /** @description Send a final chunk with `choices: []` and `usage` before `[DONE]`. */
                 include_usage?: boolean;
-            } | null;
-            /**
-             * @description Any value other than `none`/`minimal` is an explicit thinking request.
-             * @enum {unknown}
-             */
-            reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max" | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description `none` never thinks; any other value (`minimal`, `low`, `medium`, `high`, …) is an explicit thinking request. */
+            reasoning_effort?: string | null;
+            response_format?: components["schemas"]["ChatResponseFormat"] | null;
             tools?: components["schemas"]["ChatTool"][];
             tool_choice?: components["schemas"]["ChatToolChoice"];
             parallel_tool_calls?: boolean;
@@ -521,6 +555,12 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description `text`, `json_object`, or `json_schema` with `json_schema: {name, schema, strict}`. */
+        ChatResponseFormat: ({
+            type: string;
+        } & {
+            [key: string]: unknown;
+        }) & unknown;
         /**
          * @description One chat message. `content` may be null or omitted only for an
          *     assistant message with `tool_calls`; a `tool` message needs
@@ -535,14 +575,23 @@ export interface components {
             tool_calls?: components["schemas"]["ChatToolCall"][];
             tool_call_id?: string;
             refusal?: string | null;
-            /** @description Thinking text of an earlier assistant turn (DeepSeek-style), accepted and ignored. */
+            /** @description Thinking text of an earlier assistant turn (DeepSeek-style); passed through to OpenAI-protocol upstreams. */
             reasoning_content?: string | null;
+        } & {
+            [key: string]: unknown;
         };
-        ChatContentPart: components["schemas"]["ChatContentPartText"] | components["schemas"]["ChatContentPartImage"] | components["schemas"]["ChatContentPartInputAudio"] | components["schemas"]["ChatContentPartFile"] | components["schemas"]["ChatContentPartRefusal"];
+        /** @description A content part; the kinds the gateway reads are checked, later kinds pass through to OpenAI-protocol upstreams. */
+        ChatContentPart: ({
+            type: string;
+        } & {
+            [key: string]: unknown;
+        }) & (unknown & unknown & unknown & unknown & unknown);
         ChatContentPartText: {
             /** @enum {string} */
             type: "text";
             text: string;
+        } & {
+            [key: string]: unknown;
         };
         ChatContentPartImage: {
             /** @enum {string} */
@@ -550,9 +599,12 @@ export interface components {
             image_url: {
                 /** @description An `https:` URL or a `data:image/…;base64,` URL. */
                 url: string;
-                /** @enum {string} */
-                detail?: "auto" | "low" | "high";
+                detail?: string;
+            } & {
+                [key: string]: unknown;
             };
+        } & {
+            [key: string]: unknown;
         };
         ChatContentPartInputAudio: {
             /** @enum {string} */
@@ -560,30 +612,40 @@ export interface components {
             input_audio: {
                 data: string;
                 format: string;
+            } & {
+                [key: string]: unknown;
             };
+        } & {
+            [key: string]: unknown;
         };
         ChatContentPartFile: {
             /** @enum {string} */
             type: "file";
             file: {
+                /** @description A `data:application/pdf;base64,` URL. */
                 file_data?: string;
                 file_id?: string;
                 filename?: string;
+            } & {
+                [key: string]: unknown;
             };
+        } & {
+            [key: string]: unknown;
         };
         ChatContentPartRefusal: {
             /** @enum {string} */
             type: "refusal";
             refusal: string;
+        } & {
+            [key: string]: unknown;
         };
-        ChatTool: {
-            /** @enum {string} */
-            type: "function" | "custom";
+        ChatTool: ({
+            /** @description `function`; other kinds (`custom`, …) pass through to OpenAI-protocol upstreams only. */
+            type: string;
             function?: components["schemas"]["ChatFunctionDefinition"];
-            custom?: {
-                [key: string]: unknown;
-            };
-        };
+        } & {
+            [key: string]: unknown;
+        }) & unknown;
         ChatFunctionDefinition: {
             name: string;
             description?: string;
@@ -592,20 +654,19 @@ export interface components {
                 [key: string]: unknown;
             };
             strict?: boolean | null;
+        } & {
+            [key: string]: unknown;
         };
-        ChatToolChoice: ("none" | "auto" | "required") | components["schemas"]["ChatNamedToolChoice"];
+        ChatToolChoice: string | components["schemas"]["ChatNamedToolChoice"];
         ChatNamedToolChoice: {
-            /** @enum {string} */
-            type: "function" | "allowed_tools" | "custom";
+            type: string;
             function?: {
                 name: string;
-            };
-            allowed_tools?: {
+            } & {
                 [key: string]: unknown;
             };
-            custom?: {
-                [key: string]: unknown;
-            };
+        } & {
+            [key: string]: unknown;
         };
         ChatToolCall: {
             id: string;
@@ -615,7 +676,11 @@ export interface components {
                 name: string;
                 /** @description The arguments as a JSON text. */
                 arguments: string;
+            } & {
+                [key: string]: unknown;
             };
+        } & {
+            [key: string]: unknown;
         };
         /**
          * @description `content_filter` when an output guardrail blocks the answer.
@@ -1152,8 +1217,6 @@ export interface operations {
                      *       "usage": {
                      *         "input_tokens": 8,
                      *         "output_tokens": 7,
-                     *         "cache_read_input_tokens": 0,
-                     *         "cache_creation_input_tokens": 0,
                      *         "cached_input_tokens": 0,
                      *         "price_tier": "no_thinking",
                      *         "thinking": false

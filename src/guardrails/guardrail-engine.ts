@@ -1,6 +1,5 @@
 // The guardrail pipeline: runs the detectors, applies each rule's policy.
 // Detectors only find; everything about block / redact / flag lives here.
-import type { CanonicalContent, CanonicalMessage, CanonicalRequest } from '../data-plane/canonical';
 import { AppError } from '../errors';
 import type { Detector } from './detector.types';
 import { DEFAULT_POLICY_BY_CATEGORY, type GuardrailPolicy } from './guardrail-policy';
@@ -23,15 +22,29 @@ export interface GuardrailsOptions {
   policies: Readonly<Partial<Record<string, GuardrailPolicy>>>;
 }
 
-export interface InputCheck {
-  /** The request to send upstream: the input itself when nothing was redacted, else a redacted copy. */
-  request: CanonicalRequest;
-  hits: Record<string, number>;
+/**
+ * The input side of one call. The data plane walks every text the upstream
+ * will read (system blocks, messages of every role, tool results and inputs,
+ * documents, blocks of kinds added later) in its own protocol's body and hands
+ * each text here; guardrails never see a protocol's shape.
+ */
+export interface InputInspector {
+  /** The text to send: the same string when nothing was redacted. Throws GuardrailBlockedError naming `field` on a block rule. */
+  text(value: string, field: string): string;
+  /**
+   * A JSON value the model reads as data (tool input): every string leaf,
+   * object key and long number, leaf by leaf so a redaction never breaks the
+   * JSON (a card number stored as a number becomes a string marker). The
+   * same value when nothing was redacted.
+   */
+  json(value: unknown, field: string): unknown;
+  /** Matches per rule so far. */
+  readonly hits: Record<string, number>;
 }
 
 export interface Guardrails {
-  /** Throws AppError `guardrail_blocked` (400) when a `block` rule matches. */
-  checkInput(request: CanonicalRequest): InputCheck;
+  /** One per call: inspects the texts of its input (throws AppError `guardrail_blocked`, 400, when a `block` rule matches). */
+  inputInspector(): InputInspector;
   /** One per streamed answer. */
   createOutputFilter(): OutputFilter;
   /** Chars of text the output filter holds back per content block. */
@@ -58,86 +71,49 @@ export function createGuardrails({ detectors, policies }: GuardrailsOptions): Gu
   }
   const window = outputWindowSize(active.map(({ detector }) => detector));
   return {
-    checkInput: (request) => checkInput(request, active),
+    inputInspector: () => createInputInspector(active),
     createOutputFilter: () => createOutputFilter(active, window),
     outputWindow: window,
   };
 }
 
-type InputField = 'system' | 'messages';
+/** Numbers shorter than this cannot hold any detector's match (the shortest is an 11-digit mobile number). */
+const MIN_SCANNED_NUMBER_DIGITS = 7;
 
-/**
- * Scans the system prompt and every message's text, tool results and tool
- * inputs. Thinking blocks are left alone: they are signed by the upstream
- * and any change would make it reject the conversation.
- */
-function checkInput(request: CanonicalRequest, active: readonly ActiveDetector[]): InputCheck {
+function createInputInspector(active: readonly ActiveDetector[]): InputInspector {
   const hits: Record<string, number> = {};
 
-  const inspect = (text: string, field: InputField): string => {
-    const matches = scanText(text, active);
-    if (matches.length === 0) return text;
+  const text = (value: string, field: string): string => {
+    const matches = scanText(value, active);
+    if (matches.length === 0) return value;
     for (const match of matches) hits[match.rule] = (hits[match.rule] ?? 0) + 1;
     const blocking = matches.find((match) => match.policy === 'block');
     if (blocking !== undefined) {
       // The message names the rule only: echoing the matched text would hand it back to the caller and into logs.
       throw new GuardrailBlockedError(blocking.rule, field);
     }
-    return applyRedactions(text, matches);
+    return applyRedactions(value, matches);
   };
 
-  // Tool inputs are scanned leaf by leaf rather than as one JSON string, so a
-  // redaction can never break the JSON (a card number stored as a number
-  // becomes a string marker instead of invalid JSON).
-  const inspectJson = (value: unknown): unknown => {
-    if (typeof value === 'string') return inspect(value, 'messages');
+  const json = (value: unknown, field: string): unknown => {
+    if (typeof value === 'string') return text(value, field);
     if (typeof value === 'number' && Number.isFinite(value)) {
-      const text = String(value);
-      const redacted = inspect(text, 'messages');
-      return redacted === text ? value : redacted;
+      const digits = String(value);
+      if (digits.length < MIN_SCANNED_NUMBER_DIGITS) return value;
+      const redacted = text(digits, field);
+      return redacted === digits ? value : redacted;
     }
-    if (Array.isArray(value)) return sameOrCopy(value, value.map(inspectJson));
+    if (Array.isArray(value)) return sameOrCopy(value, value.map((item, i) => json(item, `${field}.${i}`)));
     if (value !== null && typeof value === 'object') {
       const entries = Object.entries(value);
-      const inspected = entries.map(([key, item]): [string, unknown] => [inspect(key, 'messages'), inspectJson(item)]);
+      const inspected = entries.map(([key, item]): [string, unknown] => [text(key, field), json(item, `${field}.${key}`)]);
       const changed = inspected.some(([key, item], i) => key !== entries[i]?.[0] || item !== entries[i]?.[1]);
       return changed ? Object.fromEntries(inspected) : value;
     }
     return value;
   };
 
-  const inspectContent = (content: CanonicalContent): CanonicalContent => {
-    switch (content.type) {
-      case 'text': {
-        const text = inspect(content.text, 'messages');
-        return text === content.text ? content : { ...content, text };
-      }
-      case 'tool_result': {
-        const text = inspect(content.content, 'messages');
-        return text === content.content ? content : { ...content, content: text };
-      }
-      case 'tool_use': {
-        const input = inspectJson(content.input);
-        return input === content.input ? content : { ...content, input };
-      }
-      case 'image':
-      case 'thinking':
-        return content;
-    }
-  };
-
-  const system = request.system === undefined ? undefined : inspect(request.system, 'system');
-  const messages = sameOrCopy(
-    request.messages,
-    request.messages.map((message): CanonicalMessage => {
-      const content = sameOrCopy(message.content, message.content.map(inspectContent));
-      return content === message.content ? message : { ...message, content };
-    }),
-  );
-  if (system === request.system && messages === request.messages) return { request, hits };
-  const copy: CanonicalRequest = { ...request, messages };
-  if (system !== undefined) copy.system = system;
-  return { request: copy, hits };
+  return { text, json, hits };
 }
 
 /** The original array when every item is unchanged, so an untouched request is passed on as is. */

@@ -31,7 +31,7 @@ export {
   outputWindowSize,
   type Guardrails,
   type GuardrailsOptions,
-  type InputCheck,
+  type InputInspector,
 } from './guardrail-engine';
 export { GuardrailEngineCache, type PolicyLoader } from './guardrail-cache';
 export type { OutputFilter } from './output-filter';

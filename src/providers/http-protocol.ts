@@ -15,7 +15,7 @@ export interface HttpProtocol {
    * one) in the header the protocol uses. The caller's gateway key never
    * leaves the gateway.
    */
-  headers(apiKey: string | undefined): Record<string, string>;
+  headers(call: ProviderCall, apiKey: string | undefined): Record<string, string>;
   body(call: ProviderCall): unknown;
   /** Maps a plain JSON reply: asked for, or sent by a server that ignored `stream: true`. */
   fromJson(body: unknown): Iterable<CanonicalEvent>;
@@ -31,7 +31,7 @@ export async function* streamOverHttp(upstream: UpstreamPool, protocol: HttpProt
     headers: {
       'content-type': 'application/json',
       accept: call.request.stream ? 'text/event-stream' : 'application/json',
-      ...protocol.headers(provider.apiKey),
+      ...protocol.headers(call, provider.apiKey),
     },
     body: protocol.body(call),
     provider,

@@ -7,6 +7,12 @@ export interface ProviderCall {
   deployment: Deployment;
   /** Aborted when the client goes away or the gateway shuts down. */
   signal: AbortSignal;
+  /**
+   * Filled by the adapter: the caller's fields a translation to another
+   * protocol left out (the caller is told in a header). Empty on
+   * pass-through.
+   */
+  dropped: string[];
 }
 
 export type UpstreamFailure = 'connect' | 'timeout' | 'http' | 'protocol' | 'aborted';
@@ -48,4 +54,10 @@ export function abortedError(): UpstreamError {
  */
 export interface ProviderAdapter {
   stream(call: ProviderCall): AsyncIterable<CanonicalEvent>;
+  /**
+   * The upstream's own count of the request's input tokens (raw, before unify
+   * factors), for protocols that have a counting endpoint. Errors are
+   * UpstreamErrors.
+   */
+  countTokens?(call: ProviderCall): Promise<number>;
 }

@@ -10,6 +10,7 @@ import type { CanonicalContent, CanonicalMessage, CanonicalRequest } from '../da
 import { DEFAULT_ASSESSMENT, DEFAULT_MAX_TOKENS } from './catalog';
 import type { AssessmentThresholds, Tier } from './catalog.types';
 import { cueCounts, type CueCounts } from './complexity-cues';
+import { contentTexts, countImages } from '../data-plane/canonical-text';
 
 export type ReasonTag =
   | 'explicit_thinking'
@@ -229,28 +230,12 @@ function splitConversation(messages: readonly CanonicalMessage[]): {
 }
 
 function flatten(content: readonly CanonicalContent[]): { text: string; images: number } {
-  const pieces: string[] = [];
-  let images = 0;
+  const pieces = contentTexts(content);
   for (const block of content) {
-    switch (block.type) {
-      case 'text':
-        pieces.push(block.text);
-        break;
-      case 'tool_result':
-        pieces.push(block.content);
-        break;
-      case 'tool_use':
-        pieces.push(JSON.stringify(block.input) ?? '');
-        break;
-      case 'thinking':
-        pieces.push(block.thinking);
-        break;
-      case 'image':
-        images += 1;
-        break;
-    }
+    if (block.type === 'tool_use') pieces.push(JSON.stringify(block.input) ?? '');
+    else if (block.type === 'thinking') pieces.push(block.thinking);
   }
-  return { text: pieces.join('\n'), images };
+  return { text: pieces.join('\n'), images: countImages(content) };
 }
 
 /**

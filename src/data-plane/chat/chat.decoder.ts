@@ -1,61 +1,187 @@
-// OpenAI chat-completions form → CanonicalRequest (spec §2.4): `system` and
-// `developer` messages become the top-level system prompt, tool calls and
-// tool messages become tool_use / tool_result blocks, `max_tokens` is
-// optional, `reasoning_effort` asks for the thinking tier.
+// OpenAI chat-completions form → CanonicalRequest (spec §2.4). Leading
+// `system` and `developer` messages become the top-level system prompt; later
+// ones stay system turns at their position. Tool calls and tool messages
+// become tool_use / tool_result blocks, `max_tokens` is optional,
+// `reasoning_effort` asks for the thinking tier. The body (after the input
+// guardrails) travels on as `source`, for pass-through to OpenAI upstreams.
 import type { components } from '../../generated/messages';
 import { invalid } from '../../errors';
-import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalToolChoice } from '../canonical';
+import type {
+  CanonicalContent,
+  CanonicalMessage,
+  CanonicalRequest,
+  CanonicalTool,
+  CanonicalToolChoice,
+  Effort,
+  OutputFormat,
+  RefusedField,
+  SourceRequest,
+} from '../canonical';
 
 type Schemas = components['schemas'];
 export type ChatCompletionRequest = Schemas['ChatCompletionRequest'];
 type ChatMessageParam = Schemas['ChatMessageParam'];
-type ChatContentPart = Schemas['ChatContentPart'];
+type ContentPart = Record<string, unknown> & { type: string };
 
 const EFFORT_BUDGET: Record<string, number> = { minimal: 1024, low: 2048, medium: 4096, high: 8192, xhigh: 16384, max: 32768 };
+const EFFORTS = new Set<string>(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
+
+/** Top-level fields with a counterpart in the Messages API (or that the gateway itself reads). */
+const TRANSLATED = new Set([
+  'model',
+  'messages',
+  'max_tokens',
+  'max_completion_tokens',
+  'stream',
+  'stream_options',
+  'reasoning_effort',
+  'response_format',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'stop',
+  'temperature',
+  'top_p',
+  'n',
+  'user',
+]);
+
+/** Fields whose effect the caller relies on and the Messages API cannot give; refused when they ask for it. */
+function refusal(key: string, value: unknown): string | undefined {
+  switch (key) {
+    case 'logit_bias':
+      return value != null && Object.keys(value).length > 0 ? 'token biasing has no Messages API counterpart' : undefined;
+    case 'logprobs':
+      return value === true ? 'log probabilities have no Messages API counterpart' : undefined;
+    case 'top_logprobs':
+      return value != null ? 'log probabilities have no Messages API counterpart' : undefined;
+    case 'audio':
+      return value != null ? 'audio output has no Messages API counterpart' : undefined;
+    case 'modalities':
+      return Array.isArray(value) && value.some((m) => m !== 'text') ? 'only text output can be translated' : undefined;
+    case 'web_search_options':
+      return value != null ? 'web search options are OpenAI-only; use the Messages form with the web_search tool' : undefined;
+    case 'functions':
+    case 'function_call':
+      return value != null ? 'legacy functions are not translated; use tools' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function untranslated(body: Record<string, unknown>): SourceRequest['untranslated'] {
+  const dropped: string[] = [];
+  const refused: RefusedField[] = [];
+  for (const key in body) {
+    if (TRANSLATED.has(key)) continue;
+    const value = body[key];
+    const reason = refusal(key, value);
+    if (reason !== undefined) refused.push({ field: key, reason });
+    else if (value != null && value !== false) dropped.push(key);
+  }
+  return { dropped, refused };
+}
 
 function partsText(content: ChatMessageParam['content'], path: string): string {
   if (content === null || content === undefined) return '';
   if (typeof content === 'string') return content;
   return content
     .map((p, i) => {
-      if (p.type === 'text') return p.text;
-      if (p.type === 'refusal') return p.refusal;
-      throw invalid(`${path}.${i}`, `${path}.${i}: only text parts are allowed here`);
+      const part = p as ContentPart;
+      if (part.type === 'text') return (part as unknown as Schemas['ChatContentPartText']).text;
+      if (part.type === 'refusal') return (part as unknown as Schemas['ChatContentPartRefusal']).refusal;
+      throw invalid(`${path}.${i}.type`, `${path}.${i}.type: only text parts are allowed in this message`);
     })
     .join('\n\n');
 }
 
-function userContent(content: ChatMessageParam['content'], path: string): CanonicalContent[] {
+const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+function part(p: ContentPart, path: string, refused: RefusedField[]): CanonicalContent {
+  switch (p.type) {
+    case 'text':
+      return { type: 'text', text: (p as unknown as Schemas['ChatContentPartText']).text };
+    case 'refusal':
+      return { type: 'text', text: (p as unknown as Schemas['ChatContentPartRefusal']).refusal };
+    case 'image_url': {
+      const { url } = (p as unknown as Schemas['ChatContentPartImage']).image_url;
+      const data = DATA_URL.exec(url);
+      return { type: 'image', source: data ? { kind: 'base64', mediaType: data[1]!, data: data[2]! } : { kind: 'url', url } };
+    }
+    case 'file': {
+      const file = (p as unknown as Schemas['ChatContentPartFile']).file;
+      const data = typeof file.file_data === 'string' ? DATA_URL.exec(file.file_data) : null;
+      if (data) {
+        return { type: 'document', source: { kind: 'base64', mediaType: data[1]!, data: data[2]! }, ...(file.filename ? { title: file.filename } : {}) };
+      }
+      refused.push({ field: `${path}.file`, reason: 'only files given inline as file_data (a base64 data: URL) can be translated' });
+      return { type: 'other', raw: p };
+    }
+    default:
+      refused.push({ field: `${path}.type`, reason: `a "${p.type}" content part has no Messages API counterpart` });
+      return { type: 'other', raw: p };
+  }
+}
+
+function userContent(content: ChatMessageParam['content'], path: string, refused: RefusedField[]): CanonicalContent[] {
   if (content === null || content === undefined) throw invalid(path, `${path}: content is required`);
   if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return content.map((p: ChatContentPart, i): CanonicalContent => {
-    if (p.type === 'text') return { type: 'text', text: p.text };
-    if (p.type === 'image_url') {
-      const m = /^data:([^;,]+);base64,(.*)$/s.exec(p.image_url.url);
-      if (!m) throw invalid(`${path}.${i}.image_url.url`, `${path}.${i}.image_url.url: only data: URLs (base64) are supported`);
-      return { type: 'image', mediaType: m[1]!, data: m[2]! };
+  return content.map((p, i) => part(p as ContentPart, `${path}.${i}`, refused));
+}
+
+function toolChoice(body: ChatCompletionRequest, refused: RefusedField[]): CanonicalToolChoice | undefined {
+  const choice = body.tool_choice;
+  const disableParallel = body.parallel_tool_calls === false ? { disableParallel: true } : {};
+  if (choice === undefined || choice === null) return body.parallel_tool_calls === false ? { type: 'auto', disableParallel: true } : undefined;
+  if (choice === 'auto') return { type: 'auto', ...disableParallel };
+  if (choice === 'none') return { type: 'none' };
+  if (choice === 'required') return { type: 'any', ...disableParallel };
+  if (typeof choice === 'object' && choice.type === 'function' && choice.function) return { type: 'tool', name: choice.function.name, ...disableParallel };
+  refused.push({ field: 'tool_choice', reason: 'only none, auto, required and a named function can be translated' });
+  return undefined;
+}
+
+function tools(body: ChatCompletionRequest, refused: RefusedField[]): CanonicalTool[] {
+  return (body.tools ?? []).map((t, i) => {
+    const fn = t.function;
+    if (t.type !== 'function' || !fn) {
+      refused.push({ field: `tools.${i}.type`, reason: `a "${t.type}" tool has no Messages API counterpart` });
+      return { name: t.type, inputSchema: {}, kind: t.type, raw: t };
     }
-    throw invalid(`${path}.${i}.type`, `${path}.${i}.type: content part "${p.type}" is not supported`);
+    return {
+      name: fn.name,
+      ...(fn.description ? { description: fn.description } : {}),
+      inputSchema: (fn.parameters ?? { type: 'object', properties: {} }) as Record<string, unknown>,
+      kind: 'custom',
+      raw: t,
+    };
   });
 }
 
-function toolChoice(choice: ChatCompletionRequest['tool_choice']): CanonicalToolChoice | undefined {
-  if (choice === undefined || choice === null) return undefined;
-  if (choice === 'auto') return { type: 'auto' };
-  if (choice === 'none') return { type: 'none' };
-  if (choice === 'required') return { type: 'any' };
-  if (typeof choice === 'object' && choice.function) return { type: 'tool', name: choice.function.name };
+function outputFormat(format: ChatCompletionRequest['response_format']): OutputFormat | undefined {
+  if (!format) return undefined;
+  if (format.type === 'json_object') return { type: 'json_object' };
+  if (format.type === 'json_schema') {
+    const spec = (format as { json_schema?: { name?: string; schema?: Record<string, unknown>; strict?: boolean | null } }).json_schema;
+    return {
+      type: 'json_schema',
+      schema: spec?.schema ?? { type: 'object' },
+      ...(spec?.name ? { name: spec.name } : {}),
+      ...(typeof spec?.strict === 'boolean' ? { strict: spec.strict } : {}),
+    };
+  }
   return undefined;
 }
 
 /** Appends content to the last message when it has the same role: upstreams want alternating turns. */
-function push(messages: CanonicalMessage[], role: 'user' | 'assistant', content: CanonicalContent[]): void {
+function push(messages: CanonicalMessage[], role: CanonicalMessage['role'], content: CanonicalContent[]): void {
   const last = messages[messages.length - 1];
-  if (last && last.role === role) last.content.push(...content);
+  if (last && last.role === role && role !== 'system') last.content.push(...content);
   else messages.push({ role, content });
 }
 
 export function decodeChatRequest(body: ChatCompletionRequest, defaultMaxTokens: number): CanonicalRequest {
+  const { dropped, refused } = untranslated(body);
   const system: string[] = [];
   const messages: CanonicalMessage[] = [];
   body.messages.forEach((m, i) => {
@@ -63,10 +189,12 @@ export function decodeChatRequest(body: ChatCompletionRequest, defaultMaxTokens:
     switch (m.role) {
       case 'system':
       case 'developer':
-        system.push(partsText(m.content, path));
+        // Before the conversation starts it is the system prompt; later, a system turn at its position.
+        if (messages.length === 0) system.push(partsText(m.content, path));
+        else push(messages, 'system', [{ type: 'text', text: partsText(m.content, path) }]);
         break;
       case 'user':
-        push(messages, 'user', userContent(m.content, path));
+        push(messages, 'user', userContent(m.content, path, refused));
         break;
       case 'assistant': {
         const content: CanonicalContent[] = [];
@@ -88,7 +216,7 @@ export function decodeChatRequest(body: ChatCompletionRequest, defaultMaxTokens:
       }
       case 'tool':
         if (!m.tool_call_id) throw invalid(`messages.${i}.tool_call_id`, `messages.${i}.tool_call_id: required for a tool message`);
-        push(messages, 'user', [{ type: 'tool_result', toolUseId: m.tool_call_id, content: partsText(m.content, path) }]);
+        push(messages, 'user', [{ type: 'tool_result', toolUseId: m.tool_call_id, content: [{ type: 'text', text: partsText(m.content, path) }] }]);
         break;
     }
   });
@@ -104,27 +232,21 @@ export function decodeChatRequest(body: ChatCompletionRequest, defaultMaxTokens:
   if (typeof body.temperature === 'number') request.temperature = body.temperature;
   if (typeof body.top_p === 'number') request.topP = body.top_p;
   if (body.stop !== undefined && body.stop !== null) request.stopSequences = typeof body.stop === 'string' ? [body.stop] : body.stop;
-  if (body.tools?.length) {
-    request.tools = body.tools.map((t, i) => {
-      const fn = t.function;
-      if (!fn) throw invalid(`tools.${i}.function`, `tools.${i}.function: only function tools are supported`);
-      return {
-        name: fn.name,
-        ...(fn.description ? { description: fn.description } : {}),
-        inputSchema: (fn.parameters ?? { type: 'object', properties: {} }) as Record<string, unknown>,
-      };
-    });
-  }
-  const choice = toolChoice(body.tool_choice);
+  if (body.tools?.length) request.tools = tools(body, refused);
+  const choice = toolChoice(body, refused);
   if (choice) request.toolChoice = choice;
-  if (body.reasoning_effort && body.reasoning_effort !== 'none') {
-    const budget = Math.min(EFFORT_BUDGET[body.reasoning_effort] ?? 4096, request.maxTokens - 1);
-    request.thinking = budget >= 1024 ? { type: 'enabled', budgetTokens: budget } : { type: 'enabled' };
-    request.effort = body.reasoning_effort;
-  } else if (body.reasoning_effort === 'none') {
+  const effort = body.reasoning_effort;
+  if (effort === 'none') {
     request.thinking = { type: 'disabled' };
     request.effort = 'none';
+  } else if (typeof effort === 'string' && effort !== '') {
+    const budget = Math.min(EFFORT_BUDGET[effort] ?? 4096, request.maxTokens - 1);
+    request.thinking = budget >= 1024 ? { type: 'enabled', budgetTokens: budget } : { type: 'enabled' };
+    if (EFFORTS.has(effort)) request.effort = effort as Effort;
   }
+  const format = outputFormat(body.response_format);
+  if (format) request.outputFormat = format;
   if (body.user) request.userId = body.user;
+  request.source = { form: 'chat_completions', body, untranslated: { dropped, refused } };
   return request;
 }

@@ -1,7 +1,7 @@
 import { AppError, toAppError } from '../../errors';
 import type { ResponseUsage } from '../../metering/tiers';
 import { UpstreamError } from '../../providers/provider';
-import type { CanonicalContent, CanonicalEvent, StopReason } from '../canonical';
+import type { CanonicalEvent } from '../canonical';
 import { ResponseCollector } from '../collect-response';
 import { routeHeader, type Call } from '../pipeline';
 import type { CallReply } from './data-plane';
@@ -12,16 +12,19 @@ import { errorBody } from './error-envelopes';
 export interface StreamWriter {
   start(usage: ResponseUsage): string;
   event(e: CanonicalEvent): string;
-  finish(stopReason: StopReason, stopSequence: string | null, usage: ResponseUsage): string;
+  finish(stop: Extract<CanonicalEvent, { type: 'message_stop' }>, usage: ResponseUsage): string;
   error(error: AppError): string;
 }
 
 /** One protocol form's encoders. */
 export interface FormCodec {
   errorForm: ErrorForm;
-  plain(call: Call, content: CanonicalContent[], usage: ResponseUsage): unknown;
+  plain(call: Call, answer: ResponseCollector, usage: ResponseUsage): unknown;
   stream(call: Call): StreamWriter;
 }
+
+/** Names the caller's fields a translation to another protocol left out, so nothing is dropped silently. */
+export const DROPPED_HEADER = 'x-gateway-dropped';
 
 export interface ServeOptions {
   /**
@@ -70,11 +73,9 @@ async function servePlain(call: Call, codec: FormCodec, reply: CallReply): Promi
   }
   // The usage record is committed before the reply is sent.
   const usage = await call.finish(call.stopReason === 'refusal' ? 'blocked' : 'ok');
-  await reply
-    .code(200)
-    .header('content-type', 'application/json')
-    .header('x-route', routeHeader(call.route))
-    .send(codec.plain(call, collector.content(), usage));
+  reply.code(200).header('content-type', 'application/json').header('x-route', routeHeader(call.route));
+  if (call.dropped.length > 0) reply.header(DROPPED_HEADER, call.dropped.join(', '));
+  await reply.send(codec.plain(call, collector, usage));
 }
 
 async function serveStream(call: Call, codec: FormCodec, reply: CallReply, requestId: string, { stallMs }: ServeOptions): Promise<void> {
@@ -88,6 +89,7 @@ async function serveStream(call: Call, codec: FormCodec, reply: CallReply, reque
     'request-id': requestId,
     'x-request-id': requestId,
     'x-route': routeHeader(call.route),
+    ...(call.dropped.length > 0 ? { [DROPPED_HEADER]: call.dropped.join(', ') } : {}),
   });
   const writer = codec.stream(call);
   let started = false;
@@ -102,7 +104,7 @@ async function serveStream(call: Call, codec: FormCodec, reply: CallReply, reque
         if (!started) await write(reply, writer.start(call.usageSoFar()), stallMs);
         started = true;
         const usage = await call.finish(e.stopReason === 'refusal' ? 'blocked' : 'ok');
-        await write(reply, writer.finish(e.stopReason, e.stopSequence ?? null, usage), stallMs);
+        await write(reply, writer.finish(e, usage), stallMs);
         break;
       }
       await write(reply, writer.event(e), stallMs);

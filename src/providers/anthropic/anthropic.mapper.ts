@@ -1,29 +1,35 @@
 // Pure mapping between the canonical shapes and the Anthropic Messages API.
+// A Messages-form call passes through: the caller's body goes upstream with
+// only the fields the gateway owns changed, and every event, block and field
+// of the reply is kept (`raw`) for the Messages encoder to relay. A call from
+// another form is translated from the canonical request.
 // Wire types are the official SDK's (type-only imports, erased at run time),
 // so a field the upstream renames shows up as a type error, not a silent gap.
 import type {
-  ContentBlock,
   ContentBlockParam,
-  ImageBlockParam,
-  Message,
   MessageCreateParamsBase,
   MessageParam,
   RawContentBlockDelta,
-  RawContentBlockStartEvent,
   RawMessageDeltaEvent,
-  RawMessageStartEvent,
   StopReason as AnthropicStopReason,
+  TextBlockParam,
   ToolChoice,
+  ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages';
 import type {
+  BlockStart,
   CanonicalContent,
   CanonicalEvent,
   CanonicalRequest,
   CanonicalToolChoice,
+  MessageStopRaw,
+  RawObject,
   StopReason,
   UpstreamUsage,
 } from '../../data-plane/canonical';
 import type { Deployment } from '../../routing/catalog.types';
+import { except } from '../raw-fields';
+import { refuseUntranslated } from '../translation';
 import { UpstreamError } from '../provider';
 import { isRecord } from '../upstream-http';
 
@@ -43,14 +49,61 @@ export function thinkingBudget(request: CanonicalRequest): { budgetTokens: numbe
   return { budgetTokens, maxTokens: max > budgetTokens ? max : budgetTokens + max };
 }
 
+/** Whether the gateway turns thinking on: the deployment forces it and the caller did not choose. */
+export const forcesThinking = (request: CanonicalRequest, deployment: Deployment): boolean =>
+  deployment.thinking && request.thinking === undefined;
+
 /**
  * The request body. SDK 1.x dropped the sampling parameters from its types as
  * newer models ignore them, but the API still takes them for the models that
  * honour them, so they are added back here.
  */
-export type AnthropicRequestBody = MessageCreateParamsBase & { temperature?: number; top_p?: number; top_k?: number };
+export type AnthropicRequestBody = MessageCreateParamsBase & { temperature?: number; top_p?: number; top_k?: number; output_config?: RawObject };
 
-export function toAnthropicRequest(request: CanonicalRequest, deployment: Deployment): AnthropicRequestBody {
+/**
+ * The body for `POST /v1/messages`. `dropped` collects the caller's fields a
+ * translation had to leave out (told to the caller in a header).
+ */
+export function anthropicBody(request: CanonicalRequest, deployment: Deployment, dropped: string[]): RawObject {
+  if (request.source?.form === 'messages') return passThrough(request, deployment);
+  if (request.source) {
+    refuseUntranslated(request.source, 'anthropic');
+    dropped.push(...request.source.untranslated.dropped);
+  }
+  return toAnthropicRequest(request, deployment, dropped) as unknown as RawObject;
+}
+
+/** A count_tokens body: the caller's own (model replaced), or the translated request without what counting does not take. */
+export function countTokensBody(request: CanonicalRequest, deployment: Deployment): RawObject {
+  if (request.source?.form === 'messages') return { ...request.source.body, model: deployment.model };
+  const { max_tokens: _max, stream: _stream, ...body } = toAnthropicRequest(request, deployment);
+  return body as unknown as RawObject;
+}
+
+/**
+ * The caller's own body with only what the gateway owns changed: the model,
+ * the thinking a deployment forces with the max_tokens that goes with it, and
+ * a max_tokens the gateway lowered. Everything else, fields not invented yet
+ * included, goes as sent.
+ */
+function passThrough(request: CanonicalRequest, deployment: Deployment): RawObject {
+  const body: RawObject = { ...request.source!.body, model: deployment.model };
+  if (typeof body.max_tokens === 'number' && request.maxTokens < body.max_tokens) body.max_tokens = request.maxTokens;
+  if (forcesThinking(request, deployment)) {
+    const { budgetTokens, maxTokens } = thinkingBudget(request);
+    body.thinking = { type: 'enabled', budget_tokens: budgetTokens };
+    body.max_tokens = maxTokens;
+    // With thinking on, Anthropic rejects temperature/top_k changes and top_p
+    // below 0.95; the gateway turned it on, so it drops them rather than fail.
+    delete body.temperature;
+    delete body.top_k;
+    if (typeof body.top_p === 'number' && body.top_p < 0.95) delete body.top_p;
+  }
+  return body;
+}
+
+/** A canonical request (from another protocol form) as a Messages API body. */
+export function toAnthropicRequest(request: CanonicalRequest, deployment: Deployment, dropped: string[] = []): AnthropicRequestBody {
   const body: AnthropicRequestBody = {
     model: deployment.model,
     max_tokens: request.maxTokens,
@@ -60,23 +113,36 @@ export function toAnthropicRequest(request: CanonicalRequest, deployment: Deploy
   if (request.system !== undefined && request.system !== '') body.system = request.system;
   if (request.stopSequences?.length) body.stop_sequences = request.stopSequences;
   if (request.tools?.length) {
-    body.tools = request.tools.map((tool) => ({
-      name: tool.name,
-      ...(tool.description !== undefined ? { description: tool.description } : {}),
-      input_schema: { type: 'object' as const, ...tool.inputSchema },
-    }));
+    body.tools = request.tools.map(
+      (tool): ToolUnion => ({
+        name: tool.name,
+        ...(tool.description !== undefined ? { description: tool.description } : {}),
+        input_schema: { type: 'object' as const, ...tool.inputSchema },
+      }),
+    );
   }
   if (request.toolChoice) body.tool_choice = toToolChoice(request.toolChoice);
   if (request.userId !== undefined) body.metadata = { user_id: request.userId };
-  if (deployment.thinking) {
+  if (request.outputFormat) {
+    const schema = request.outputFormat.type === 'json_schema' ? request.outputFormat.schema : { type: 'object' };
+    body.output_config = { format: { type: 'json_schema', schema } };
+  }
+  const thinks = request.thinking?.type === 'enabled' || forcesThinking(request, deployment);
+  if (thinks) {
     const { budgetTokens, maxTokens } = thinkingBudget(request);
     body.thinking = { type: 'enabled', budget_tokens: budgetTokens };
     body.max_tokens = maxTokens;
     // With thinking on, Anthropic rejects temperature/top_k changes and top_p
     // below 0.95; dropping them beats failing the call.
     if (request.topP !== undefined && request.topP >= 0.95) body.top_p = request.topP;
+    else if (request.topP !== undefined) dropped.push('top_p');
+    if (request.temperature !== undefined) dropped.push('temperature');
   } else {
-    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.temperature !== undefined) {
+      // The chat form's temperature runs to 2, the Messages API's to 1.
+      body.temperature = Math.min(1, request.temperature);
+      if (request.temperature > 1) dropped.push('temperature above 1 (sent as 1)');
+    }
     if (request.topP !== undefined) body.top_p = request.topP;
     if (request.topK !== undefined) body.top_k = request.topK;
   }
@@ -89,7 +155,7 @@ function toMessages(request: CanonicalRequest): MessageParam[] {
     const content = message.content.flatMap(toContentBlock);
     // A message left empty (only unsigned thinking) would be a 400 upstream.
     if (content.length === 0) continue;
-    if (message.role === 'system') messages.push({ role: 'system', content: content.filter((c) => c.type === 'text') });
+    if (message.role === 'system') messages.push({ role: 'system', content: content.filter((c): c is TextBlockParam => c.type === 'text') });
     else messages.push({ role: message.role, content });
   }
   return messages;
@@ -99,11 +165,21 @@ function toContentBlock(block: CanonicalContent): ContentBlockParam[] {
   switch (block.type) {
     case 'text':
       return [{ type: 'text', text: block.text }];
-    case 'image':
+    case 'image': {
+      const { source } = block;
+      if (source.kind === 'base64') return [{ type: 'image', source: { type: 'base64', media_type: source.mediaType as ImageMediaType, data: source.data } }];
+      if (source.kind === 'url') return [{ type: 'image', source: { type: 'url', url: source.url } }];
+      return [{ type: 'image', source: { type: 'file', file_id: source.fileId } } as unknown as ContentBlockParam];
+    }
+    case 'document':
+      return [documentBlock(block)];
+    case 'search_result':
       return [
         {
-          type: 'image',
-          source: { type: 'base64', media_type: block.mediaType as ImageMediaType, data: block.data },
+          type: 'search_result',
+          source: block.source,
+          title: block.title,
+          content: block.texts.map((text) => ({ type: 'text' as const, text })),
         },
       ];
     case 'tool_use':
@@ -113,7 +189,7 @@ function toContentBlock(block: CanonicalContent): ContentBlockParam[] {
         {
           type: 'tool_result',
           tool_use_id: block.toolUseId,
-          content: block.content,
+          content: block.content.flatMap(toContentBlock) as Extract<ContentBlockParam, { type: 'tool_result' }>['content'],
           ...(block.isError !== undefined ? { is_error: block.isError } : {}),
         },
       ];
@@ -121,19 +197,46 @@ function toContentBlock(block: CanonicalContent): ContentBlockParam[] {
       // Anthropic verifies the signature of replayed thinking; thinking that
       // came from another upstream has none and would be refused.
       return block.signature ? [{ type: 'thinking', thinking: block.thinking, signature: block.signature }] : [];
+    case 'redacted_thinking':
+      return [{ type: 'redacted_thinking', data: block.data }];
+    case 'other':
+      return [block.raw as unknown as ContentBlockParam];
   }
 }
 
-type ImageMediaType = Extract<ImageBlockParam['source'], { type: 'base64' }>['media_type'];
+function documentBlock(block: Extract<CanonicalContent, { type: 'document' }>): ContentBlockParam {
+  const { source } = block;
+  const extra = { ...(block.title !== undefined ? { title: block.title } : {}), ...(block.context !== undefined ? { context: block.context } : {}) };
+  switch (source.kind) {
+    case 'base64':
+      return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: source.data }, ...extra };
+    case 'text':
+      return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: source.data }, ...extra };
+    case 'url':
+      return { type: 'document', source: { type: 'url', url: source.url }, ...extra };
+    case 'content':
+      return {
+        type: 'document',
+        source: { type: 'content', content: source.content.flatMap(toContentBlock) as Array<Extract<ContentBlockParam, { type: 'text' | 'image' }>> },
+        ...extra,
+      };
+    case 'file':
+      return { type: 'document', source: { type: 'file', file_id: source.fileId }, ...extra } as unknown as ContentBlockParam;
+  }
+}
+
+type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
 
 function toToolChoice(choice: CanonicalToolChoice): ToolChoice {
+  const parallel = 'disableParallel' in choice && choice.disableParallel ? { disable_parallel_tool_use: true } : {};
   switch (choice.type) {
     case 'auto':
     case 'any':
+      return { type: choice.type, ...parallel };
     case 'none':
-      return { type: choice.type };
+      return { type: 'none' };
     case 'tool':
-      return { type: 'tool', name: choice.name };
+      return { type: 'tool', name: choice.name, ...parallel };
   }
 }
 
@@ -160,6 +263,9 @@ interface AnthropicUsageFields {
   output_tokens?: number | null;
 }
 
+/** Usage fields the gateway replaces with its own (unified) counts; the rest are relayed. */
+const OWNED_USAGE = new Set(['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'cache_creation']);
+
 /**
  * Anthropic usage is cumulative and newer API versions repeat the input and
  * cache fields in `message_delta`, so each field overwrites the last value
@@ -182,6 +288,23 @@ export class AnthropicUsageTracker {
     if (typeof fields.output_tokens === 'number') usage.output = fields.output_tokens;
     return Object.keys(usage).length > 0 ? usage : undefined;
   }
+
+  /** The usage event for `fields`, with the fields the gateway does not own kept as `extra`. */
+  event(fields: unknown): CanonicalEvent | undefined {
+    if (!isRecord(fields)) return undefined;
+    const usage = this.apply(fields);
+    const extra = except(fields, OWNED_USAGE);
+    if (!usage && !extra) return undefined;
+    return { type: 'usage', usage: usage ?? {}, ...(extra ? { extra } : {}) };
+  }
+}
+
+/** Message fields the gateway sets itself (or carries as events); the rest are relayed. */
+const OWNED_MESSAGE = new Set(['id', 'type', 'role', 'model', 'content', 'stop_reason', 'stop_sequence', 'usage']);
+
+function messageStart(message: RawObject): CanonicalEvent {
+  const raw = except(message, OWNED_MESSAGE);
+  return { type: 'message_start', id: String(message.id ?? ''), model: String(message.model ?? ''), ...(raw ? { raw } : {}) };
 }
 
 /** A plain (non-streamed) Messages reply as the same event sequence a stream gives. */
@@ -189,66 +312,92 @@ export function fromAnthropicMessage(body: unknown): CanonicalEvent[] {
   if (!isRecord(body) || typeof body.id !== 'string' || !Array.isArray(body.content)) {
     throw new UpstreamError('protocol', 'upstream reply is not an Anthropic message');
   }
-  const message = body as unknown as Message;
-  const events: CanonicalEvent[] = [{ type: 'message_start', id: message.id, model: message.model }];
-  let index = 0;
-  for (const block of message.content) {
-    const mapped = blockEvents(block, index);
-    if (mapped.length === 0) continue;
-    events.push(...mapped);
-    index++;
-  }
-  const usage = new AnthropicUsageTracker().apply(message.usage);
-  if (usage) events.push({ type: 'usage', usage });
+  const events: CanonicalEvent[] = [messageStart(body)];
+  body.content.forEach((block: unknown, index) => {
+    if (isRecord(block)) events.push(...blockEvents(block, index));
+  });
+  const usage = new AnthropicUsageTracker().event(body.usage);
+  if (usage) events.push(usage);
+  const raw: MessageStopRaw = typeof body.stop_reason === 'string' ? { stopReason: body.stop_reason } : {};
   events.push({
     type: 'message_stop',
-    stopReason: toStopReason(message.stop_reason),
-    stopSequence: message.stop_sequence ?? null,
+    stopReason: toStopReason(body.stop_reason as string | null),
+    stopSequence: typeof body.stop_sequence === 'string' ? body.stop_sequence : null,
+    raw,
   });
   return events;
 }
 
-function blockEvents(block: ContentBlock, index: number): CanonicalEvent[] {
+function blockEvents(block: RawObject, index: number): CanonicalEvent[] {
   switch (block.type) {
     case 'text':
       return [
-        { type: 'block_start', index, block: { type: 'text' } },
-        { type: 'text_delta', index, text: block.text },
+        { type: 'block_start', index, block: { type: 'text', raw: block } },
+        ...(typeof block.text === 'string' && block.text !== '' ? [{ type: 'text_delta' as const, index, text: block.text }] : []),
         { type: 'block_stop', index },
       ];
     case 'tool_use':
       return [
-        { type: 'block_start', index, block: { type: 'tool_use', id: block.id, name: block.name } },
+        { type: 'block_start', index, block: { type: 'tool_use', id: String(block.id ?? ''), name: String(block.name ?? ''), raw: block } },
         { type: 'tool_input_delta', index, partialJson: JSON.stringify(block.input ?? {}) },
         { type: 'block_stop', index },
       ];
     case 'thinking':
       return [
-        { type: 'block_start', index, block: { type: 'thinking' } },
-        { type: 'thinking_delta', index, text: block.thinking },
-        ...(block.signature ? [{ type: 'signature_delta' as const, index, signature: block.signature }] : []),
+        { type: 'block_start', index, block: { type: 'thinking', raw: block } },
+        ...(typeof block.thinking === 'string' && block.thinking !== '' ? [{ type: 'thinking_delta' as const, index, text: block.thinking }] : []),
+        ...(typeof block.signature === 'string' && block.signature !== '' ? [{ type: 'signature_delta' as const, index, signature: block.signature }] : []),
         { type: 'block_stop', index },
       ];
     default:
-      // Server-side tool blocks and redacted thinking have no canonical form.
-      return [];
+      // Server tool calls and results, redacted thinking, kinds added later: relayed whole.
+      return [
+        { type: 'block_start', index, block: { type: 'other', raw: block } },
+        { type: 'block_stop', index },
+      ];
   }
 }
 
-type StartBlock = RawContentBlockStartEvent['content_block'];
+/** A content_block_start's block as canonical, its initial content as deltas. */
+function startEvents(block: RawObject, index: number): CanonicalEvent[] {
+  let start: BlockStart;
+  const events: CanonicalEvent[] = [];
+  switch (block.type) {
+    case 'text':
+      start = { type: 'text', raw: block };
+      if (typeof block.text === 'string' && block.text !== '') events.push({ type: 'text_delta', index, text: block.text });
+      break;
+    case 'thinking':
+      start = { type: 'thinking', raw: block };
+      if (typeof block.thinking === 'string' && block.thinking !== '') events.push({ type: 'thinking_delta', index, text: block.thinking });
+      if (typeof block.signature === 'string' && block.signature !== '') events.push({ type: 'signature_delta', index, signature: block.signature });
+      break;
+    case 'tool_use': {
+      start = { type: 'tool_use', id: String(block.id ?? ''), name: String(block.name ?? ''), raw: block };
+      // Streams announce `input: {}` and send the JSON as deltas; only a
+      // non-empty start input is content of its own.
+      const input: unknown = block.input;
+      if (isRecord(input) && Object.keys(input).length > 0) events.push({ type: 'tool_input_delta', index, partialJson: JSON.stringify(input) });
+      break;
+    }
+    default:
+      start = { type: 'other', raw: block };
+  }
+  return [{ type: 'block_start', index, block: start }, ...events];
+}
 
 /**
  * Incremental mapper for a streamed reply, fed one parsed SSE event at a
- * time. Upstream block indexes are renumbered so that blocks without a
- * canonical form (server tools, redacted thinking) leave no gaps.
+ * time. Every event is kept: known ones become canonical events, the rest
+ * (pings, event and delta kinds added later) travel as raw ones, in order.
  */
 export class AnthropicStreamMapper {
   private started = false;
   private stopped = false;
-  private readonly blocks = new Map<number, number>();
-  private nextIndex = 0;
+  private readonly blocks = new Set<number>();
   private stopReason: StopReason = 'end_turn';
   private stopSequence: string | null = null;
+  private readonly stopRaw: MessageStopRaw = {};
   private readonly usage = new AnthropicUsageTracker();
 
   /** True once `message_stop` was mapped: the reply is complete. */
@@ -258,83 +407,45 @@ export class AnthropicStreamMapper {
 
   push(eventName: string | undefined, payload: unknown): CanonicalEvent[] {
     const type = isRecord(payload) && typeof payload.type === 'string' ? payload.type : eventName;
-    if (type === 'ping') return [];
     if (type === 'error') throw streamError(payload);
     if (!isRecord(payload)) throw new UpstreamError('protocol', `upstream sent a malformed ${type ?? 'event'}`);
     if (type !== 'message_start' && !this.started && isKnownEvent(type)) {
       throw new UpstreamError('protocol', `upstream sent ${type} before message_start`);
     }
     switch (type) {
-      case 'message_start':
-        return this.messageStart(payload as unknown as RawMessageStartEvent);
-      case 'content_block_start':
-        return this.blockStart(payload as unknown as RawContentBlockStartEvent);
-      case 'content_block_delta':
-        return this.blockDelta(numberOf(payload.index), payload.delta as RawContentBlockDelta);
+      case 'message_start': {
+        if (this.started) throw new UpstreamError('protocol', 'upstream sent a second message_start');
+        this.started = true;
+        const message = isRecord(payload.message) ? payload.message : {};
+        const usage = this.usage.event(message.usage);
+        return usage ? [messageStart(message), usage] : [messageStart(message)];
+      }
+      case 'content_block_start': {
+        const index = numberOf(payload.index);
+        if (!isRecord(payload.content_block) || index < 0) return [];
+        this.blocks.add(index);
+        return startEvents(payload.content_block, index);
+      }
+      case 'content_block_delta': {
+        const index = numberOf(payload.index);
+        return this.blocks.has(index) && isRecord(payload.delta) ? this.blockDelta(index, payload.delta as RawContentBlockDelta & RawObject) : [];
+      }
       case 'content_block_stop': {
-        const index = this.blocks.get(numberOf(payload.index));
-        return index === undefined ? [] : [{ type: 'block_stop', index }];
+        const index = numberOf(payload.index);
+        return this.blocks.has(index) ? [{ type: 'block_stop', index }] : [];
       }
       case 'message_delta':
-        return this.messageDelta(payload as unknown as RawMessageDeltaEvent);
+        return this.messageDelta(payload as unknown as RawMessageDeltaEvent & RawObject);
       case 'message_stop':
         this.stopped = true;
-        return [{ type: 'message_stop', stopReason: this.stopReason, stopSequence: this.stopSequence }];
+        return [{ type: 'message_stop', stopReason: this.stopReason, stopSequence: this.stopSequence, raw: this.stopRaw }];
       default:
-        // Event types added after this adapter was written are skipped, as
-        // the official clients do.
-        return [];
+        // Pings and event kinds added after this adapter was written: relayed as sent.
+        return [{ type: 'raw_event', event: type ?? 'message', data: payload }];
     }
   }
 
-  private messageStart(event: RawMessageStartEvent): CanonicalEvent[] {
-    if (this.started) throw new UpstreamError('protocol', 'upstream sent a second message_start');
-    this.started = true;
-    const message = isRecord(event.message) ? event.message : undefined;
-    const events: CanonicalEvent[] = [
-      { type: 'message_start', id: String(message?.id ?? ''), model: String(message?.model ?? '') },
-    ];
-    const usage = this.usage.apply(message?.usage);
-    if (usage) events.push({ type: 'usage', usage });
-    return events;
-  }
-
-  private blockStart(event: RawContentBlockStartEvent): CanonicalEvent[] {
-    const block: StartBlock | undefined = isRecord(event.content_block) ? event.content_block : undefined;
-    if (!block) return [];
-    const index = this.nextIndex;
-    let events: CanonicalEvent[];
-    switch (block.type) {
-      case 'text':
-        events = [{ type: 'block_start', index, block: { type: 'text' } }];
-        if (block.text) events.push({ type: 'text_delta', index, text: block.text });
-        break;
-      case 'thinking':
-        events = [{ type: 'block_start', index, block: { type: 'thinking' } }];
-        if (block.thinking) events.push({ type: 'thinking_delta', index, text: block.thinking });
-        if (block.signature) events.push({ type: 'signature_delta', index, signature: block.signature });
-        break;
-      case 'tool_use': {
-        events = [{ type: 'block_start', index, block: { type: 'tool_use', id: block.id, name: block.name } }];
-        // Streams announce `input: {}` and send the JSON as deltas; only a
-        // non-empty start input is content of its own.
-        const input: unknown = block.input;
-        if (isRecord(input) && Object.keys(input).length > 0) {
-          events.push({ type: 'tool_input_delta', index, partialJson: JSON.stringify(input) });
-        }
-        break;
-      }
-      default:
-        return [];
-    }
-    this.blocks.set(numberOf(event.index), index);
-    this.nextIndex++;
-    return events;
-  }
-
-  private blockDelta(upstreamIndex: number, delta: RawContentBlockDelta | undefined): CanonicalEvent[] {
-    const index = this.blocks.get(upstreamIndex);
-    if (index === undefined || !isRecord(delta)) return [];
+  private blockDelta(index: number, delta: RawContentBlockDelta & RawObject): CanonicalEvent[] {
     switch (delta.type) {
       case 'text_delta':
         return delta.text ? [{ type: 'text_delta', index, text: delta.text }] : [];
@@ -345,18 +456,28 @@ export class AnthropicStreamMapper {
       case 'signature_delta':
         return delta.signature ? [{ type: 'signature_delta', index, signature: delta.signature }] : [];
       default:
-        return [];
+        return [{ type: 'raw_delta', index, delta }];
     }
   }
 
-  private messageDelta(event: RawMessageDeltaEvent): CanonicalEvent[] {
+  private messageDelta(event: RawMessageDeltaEvent & RawObject): CanonicalEvent[] {
     const delta = isRecord(event.delta) ? event.delta : undefined;
-    if (delta?.stop_reason) this.stopReason = toStopReason(delta.stop_reason);
+    if (delta?.stop_reason) {
+      this.stopReason = toStopReason(delta.stop_reason);
+      this.stopRaw.stopReason = delta.stop_reason;
+    }
     if (delta && delta.stop_sequence !== undefined) this.stopSequence = delta.stop_sequence;
-    const usage = this.usage.apply(isRecord(event.usage) ? event.usage : undefined);
-    return usage ? [{ type: 'usage', usage }] : [];
+    const deltaExtra = delta ? except(delta, STOP_FIELDS) : undefined;
+    if (deltaExtra) this.stopRaw.delta = { ...this.stopRaw.delta, ...deltaExtra };
+    const eventExtra = except(event, DELTA_EVENT_FIELDS);
+    if (eventExtra) this.stopRaw.event = { ...this.stopRaw.event, ...eventExtra };
+    const usage = this.usage.event(event.usage);
+    return usage ? [usage] : [];
   }
 }
+
+const STOP_FIELDS = new Set(['stop_reason', 'stop_sequence']);
+const DELTA_EVENT_FIELDS = new Set(['type', 'delta', 'usage']);
 
 function isKnownEvent(type: string | undefined): boolean {
   return (

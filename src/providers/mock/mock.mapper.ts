@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { CanonicalMessage, CanonicalRequest, CanonicalTool, StopReason } from '../../data-plane/canonical';
 import type { Deployment } from '../../routing/catalog.types';
 import { countTokens, firstTokens } from '../../tokenizer';
+import { contentTexts } from '../../data-plane/canonical-text';
 
 export interface MockToolUse {
   id: string;
@@ -33,16 +34,19 @@ export function flattenPrompt(system: string | undefined, messages: readonly Can
   for (const message of messages) {
     const pieces = message.content.flatMap((block) => {
       switch (block.type) {
-        case 'text':
-          return [block.text];
         case 'image':
           return ['[image]'];
         case 'tool_use':
           return [`[tool_use ${block.name}] ${JSON.stringify(block.input ?? {})}`];
         case 'tool_result':
-          return [`[tool_result] ${block.content}`];
+          return [`[tool_result] ${contentTexts(block.content).join('\n')}`];
         case 'thinking':
+        case 'redacted_thinking':
           return [];
+        case 'other':
+          return [JSON.stringify(block.raw)];
+        default:
+          return contentTexts([block]);
       }
     });
     parts.push(`${message.role}: ${pieces.join('\n')}`);
@@ -107,7 +111,7 @@ function composeText(request: CanonicalRequest, deployment: Deployment, tool: Ca
   if (tool) return `${prefix} calling ${tool.name}.`;
   const toolResult = last?.role === 'user' ? last.content.find((block) => block.type === 'tool_result') : undefined;
   if (toolResult?.type === 'tool_result') {
-    return `${prefix} received the tool result: ${snippet(toolResult.content, 60)}. That completes the task.`;
+    return `${prefix} received the tool result: ${snippet(contentTexts(toolResult.content).join(' '), 60)}. That completes the task.`;
   }
   return (
     `${prefix} ${snippet(textOf(lastUserMessage(request)), 60)}\n\n` +
@@ -152,7 +156,9 @@ export function planReply(request: CanonicalRequest, deployment: Deployment): Mo
 
   // max_tokens bounds all output, thinking first, as upstreams count it.
   let budget = request.maxTokens;
-  let thinking = deployment.thinking ? thinkingFor(request) : undefined;
+  // The caller's setting first: enabled thinks, disabled never; otherwise the deployment decides.
+  const thinks = request.thinking?.type === 'enabled' || (deployment.thinking && request.thinking?.type !== 'disabled');
+  let thinking = thinks ? thinkingFor(request) : undefined;
   let outputTokens = 0;
   if (thinking) {
     const tokens = countTokens(thinking.text);

@@ -14,30 +14,91 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import type {
+  CanonicalContent,
   CanonicalEvent,
   CanonicalMessage,
   CanonicalRequest,
   CanonicalToolChoice,
+  RawObject,
   StopReason,
   UpstreamUsage,
 } from '../../data-plane/canonical';
 import type { Deployment } from '../../routing/catalog.types';
+import { except } from '../raw-fields';
+import { refuseUntranslated } from '../translation';
 import { UpstreamError } from '../provider';
 import { isRecord } from '../upstream-http';
 
-export function toOpenAiRequest(request: CanonicalRequest, deployment: Deployment): ChatCompletionCreateParams {
+/**
+ * The body for `POST {base_url}/chat/completions`. A chat-form call passes
+ * through; a call from another form is translated, and `dropped` collects
+ * the caller's fields the translation left out.
+ */
+export function openAiBody(request: CanonicalRequest, deployment: Deployment, dropped: string[]): RawObject {
+  if (request.source?.form === 'chat_completions') return passThrough(request, deployment);
+  if (request.source) {
+    refuseUntranslated(request.source, 'openai');
+    dropped.push(...request.source.untranslated.dropped);
+  }
+  return toOpenAiRequest(request, deployment, dropped) as unknown as RawObject;
+}
+
+/** Whether the gateway turns reasoning on: the deployment forces it and the caller did not choose. */
+const forcesThinking = (request: CanonicalRequest, deployment: Deployment): boolean => deployment.thinking && request.thinking === undefined;
+
+/**
+ * The caller's own body with only what the gateway owns changed: the model;
+ * usage in streams (without it a stream could not be billed; the caller still
+ * gets the usage chunk only if it asked); an output bound when the caller set
+ * none, or lowered; the reasoning a deployment forces.
+ */
+function passThrough(request: CanonicalRequest, deployment: Deployment): RawObject {
+  const source = request.source!.body;
+  const body: RawObject = { ...source, model: deployment.model };
+  if (request.stream) body.stream_options = { ...(isRecord(source.stream_options) ? source.stream_options : {}), include_usage: true };
+  const key = source.max_completion_tokens != null ? 'max_completion_tokens' : source.max_tokens != null ? 'max_tokens' : undefined;
+  if (key === undefined) body.max_tokens = request.maxTokens;
+  else if (typeof source[key] === 'number' && request.maxTokens < source[key]) body[key] = request.maxTokens;
+  if (forcesThinking(request, deployment)) {
+    // Reasoning models reject sampling parameters; the effort replaces them.
+    body.reasoning_effort = 'high';
+    delete body.temperature;
+    delete body.top_p;
+  }
+  return body;
+}
+
+/** OpenAI's reasoning efforts; the Messages API's `xhigh` and `max` go as the highest of them. */
+function reasoningEffort(request: CanonicalRequest, deployment: Deployment): string | undefined {
+  const { thinking, effort } = request;
+  if (thinking?.type === 'disabled') return undefined;
+  if (effort !== undefined && effort !== 'none') return effort === 'xhigh' || effort === 'max' ? 'high' : effort;
+  if (thinking?.type === 'enabled') {
+    const budget = thinking.budgetTokens ?? 4096;
+    return budget <= 2048 ? 'low' : budget <= 8192 ? 'medium' : 'high';
+  }
+  return forcesThinking(request, deployment) ? 'high' : undefined;
+}
+
+/** A canonical request (from another protocol form) as a chat-completions body. */
+export function toOpenAiRequest(request: CanonicalRequest, deployment: Deployment, dropped: string[] = []): ChatCompletionCreateParams {
+  const effort = reasoningEffort(request, deployment);
   const body: ChatCompletionCreateParams = {
     model: deployment.model,
     messages: toMessages(request),
-    max_tokens: request.maxTokens,
     stream: request.stream,
   };
+  // Reasoning models take only max_completion_tokens; compatible servers know max_tokens best.
+  if (effort !== undefined) body.max_completion_tokens = request.maxTokens;
+  else body.max_tokens = request.maxTokens;
   // Without include_usage a stream carries no token counts, and the call
   // could not be billed.
   if (request.stream) body.stream_options = { include_usage: true };
-  if (deployment.thinking) {
+  if (effort !== undefined) {
     // Reasoning models reject sampling parameters; the effort replaces them.
-    body.reasoning_effort = 'high';
+    body.reasoning_effort = effort as ChatCompletionCreateParams['reasoning_effort'];
+    if (request.temperature !== undefined) dropped.push('temperature');
+    if (request.topP !== undefined) dropped.push('top_p');
   } else {
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.topP !== undefined) body.top_p = request.topP;
@@ -54,7 +115,14 @@ export function toOpenAiRequest(request: CanonicalRequest, deployment: Deploymen
       },
     }));
   }
-  if (request.toolChoice) body.tool_choice = toToolChoice(request.toolChoice);
+  if (request.toolChoice) {
+    body.tool_choice = toToolChoice(request.toolChoice);
+    if ('disableParallel' in request.toolChoice && request.toolChoice.disableParallel) body.parallel_tool_calls = false;
+  }
+  if (request.outputFormat?.type === 'json_schema') {
+    const { schema, name, strict } = request.outputFormat;
+    body.response_format = { type: 'json_schema', json_schema: { name: name ?? 'output', schema, ...(strict !== undefined ? { strict } : {}) } };
+  } else if (request.outputFormat?.type === 'json_object') body.response_format = { type: 'json_object' };
   if (request.userId !== undefined) body.user = request.userId;
   return body;
 }
@@ -64,7 +132,10 @@ function toMessages(request: CanonicalRequest): ChatCompletionMessageParam[] {
   if (request.system !== undefined && request.system !== '') messages.push({ role: 'system', content: request.system });
   for (const message of request.messages) {
     if (message.role === 'user') messages.push(...userMessages(message));
-    else {
+    else if (message.role === 'system') {
+      const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n\n');
+      if (text !== '') messages.push({ role: 'system', content: text });
+    } else {
       const assistant = assistantMessage(message);
       if (assistant) messages.push(assistant);
     }
@@ -72,29 +143,58 @@ function toMessages(request: CanonicalRequest): ChatCompletionMessageParam[] {
   return messages;
 }
 
+/** Content parts for what a user (or a tool result) shows the model; parts the chat form cannot hold were refused at decode. */
+function parts(blocks: readonly CanonicalContent[]): ChatCompletionContentPart[] {
+  const out: ChatCompletionContentPart[] = [];
+  for (const block of blocks) {
+    switch (block.type) {
+      case 'text':
+        out.push({ type: 'text', text: block.text });
+        break;
+      case 'image':
+        if (block.source.kind === 'base64') out.push({ type: 'image_url', image_url: { url: `data:${block.source.mediaType};base64,${block.source.data}` } });
+        else if (block.source.kind === 'url') out.push({ type: 'image_url', image_url: { url: block.source.url } });
+        break;
+      case 'document': {
+        const { source } = block;
+        const title = block.title !== undefined ? `${block.title}\n\n` : '';
+        if (source.kind === 'base64') {
+          out.push({ type: 'file', file: { file_data: `data:${source.mediaType};base64,${source.data}`, filename: block.title ?? 'document.pdf' } });
+        } else if (source.kind === 'text') out.push({ type: 'text', text: `${title}${source.data}` });
+        else if (source.kind === 'content') out.push(...parts(source.content));
+        break;
+      }
+      case 'search_result':
+        out.push({ type: 'text', text: `${block.title}\n${block.source}\n\n${block.texts.join('\n\n')}` });
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+/** Plain string content when there is only text: some compatible servers accept only strings for text-only messages. */
+function contentOf(list: ChatCompletionContentPart[]): string | ChatCompletionContentPart[] {
+  return list.every((part) => part.type === 'text') ? list.map((part) => (part.type === 'text' ? part.text : '')).join('\n') : list;
+}
+
 function userMessages(message: CanonicalMessage): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   // Tool results become `tool` messages, which must directly follow the
-  // assistant message holding their tool_calls, so they go first.
+  // assistant message holding their tool_calls, so they go first. A tool
+  // message holds text only: images a tool returned (Claude Code reading an
+  // image file) follow in a user message.
+  const shown: ChatCompletionContentPart[] = [];
   for (const block of message.content) {
-    if (block.type === 'tool_result') out.push({ role: 'tool', tool_call_id: block.toolUseId, content: block.content });
+    if (block.type !== 'tool_result') continue;
+    const result = parts(block.content);
+    const text = result.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+    out.push({ role: 'tool', tool_call_id: block.toolUseId, content: text });
+    shown.push(...result.filter((part) => part.type !== 'text'));
   }
-  const parts: ChatCompletionContentPart[] = [];
-  for (const block of message.content) {
-    if (block.type === 'text') parts.push({ type: 'text', text: block.text });
-    else if (block.type === 'image') {
-      parts.push({ type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${block.data}` } });
-    }
-  }
-  if (parts.length > 0) {
-    // Plain string content when there is no image: some compatible servers
-    // accept only strings for text-only messages.
-    const textOnly = parts.every((part) => part.type === 'text');
-    out.push({
-      role: 'user',
-      content: textOnly ? parts.map((part) => (part.type === 'text' ? part.text : '')).join('\n') : parts,
-    });
-  }
+  const own = [...shown, ...parts(message.content.filter((block) => block.type !== 'tool_result'))];
+  if (own.length > 0) out.push({ role: 'user', content: contentOf(own) as ChatCompletionContentPart[] });
   return out;
 }
 
@@ -156,6 +256,22 @@ export function toUsage(usage: WireUsage): UpstreamUsage {
   return { inputCacheHit: hit, inputCacheMiss: Math.max(0, prompt - hit), output: usage.completion_tokens ?? 0 };
 }
 
+/** Usage fields the gateway replaces with its own counts; the rest (e.g. `completion_tokens_details`) are relayed. */
+const OWNED_USAGE = new Set(['prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_tokens_details', 'prompt_cache_hit_tokens', 'prompt_cache_miss_tokens']);
+const OWNED_COMPLETION = new Set(['id', 'object', 'created', 'model', 'choices', 'usage']);
+const MAPPED_MESSAGE = new Set(['role', 'content', 'refusal', 'tool_calls', 'reasoning_content', 'reasoning']);
+const MAPPED_CHOICE = new Set(['index', 'message', 'delta', 'finish_reason']);
+
+function usageEvent(usage: WireUsage & RawObject): CanonicalEvent {
+  const extra = except(usage, OWNED_USAGE);
+  return { type: 'usage', usage: toUsage(usage), ...(extra ? { extra } : {}) };
+}
+
+function messageStart(completion: RawObject): CanonicalEvent {
+  const raw = except(completion, OWNED_COMPLETION);
+  return { type: 'message_start', id: String(completion.id ?? ''), model: String(completion.model ?? ''), ...(raw ? { raw } : {}) };
+}
+
 function nonEmpty(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
@@ -172,9 +288,7 @@ export function fromOpenAiCompletion(body: unknown): CanonicalEvent[] {
     throw new UpstreamError('protocol', 'upstream reply is not a chat completion');
   }
   const completion = body as unknown as ChatCompletion;
-  const events: CanonicalEvent[] = [
-    { type: 'message_start', id: String(completion.id ?? ''), model: String(completion.model ?? '') },
-  ];
+  const events: CanonicalEvent[] = [messageStart(body)];
   const choice = completion.choices.find((c) => c.index === 0) ?? completion.choices[0];
   const message = choice?.message;
   let index = 0;
@@ -207,9 +321,19 @@ export function fromOpenAiCompletion(body: unknown): CanonicalEvent[] {
       index++;
     }
   }
-  if (isRecord(completion.usage)) events.push({ type: 'usage', usage: toUsage(completion.usage) });
+  if (isRecord(completion.usage)) events.push(usageEvent(completion.usage as WireUsage & RawObject));
   const refused = !message?.content && !!message?.refusal;
-  events.push({ type: 'message_stop', stopReason: refused ? 'refusal' : toStopReason(choice?.finish_reason) });
+  const messageExtra = message ? except(message as unknown as RawObject, MAPPED_MESSAGE) : undefined;
+  const choiceExtra = choice ? except(choice as unknown as RawObject, MAPPED_CHOICE) : undefined;
+  events.push({
+    type: 'message_stop',
+    stopReason: refused ? 'refusal' : toStopReason(choice?.finish_reason),
+    raw: {
+      ...(choice?.finish_reason ? { stopReason: choice.finish_reason } : {}),
+      ...(messageExtra ? { message: messageExtra } : {}),
+      ...(choiceExtra ? { choice: choiceExtra } : {}),
+    },
+  });
   return events;
 }
 
@@ -221,6 +345,8 @@ type OpenBlock = { index: number; kind: 'text' | 'thinking' } | { index: number;
  * their pieces (reasoning, text, each tool call) arrive as flat deltas; this
  * turns them into properly opened and closed canonical blocks. The usage
  * chunk follows the finish chunk, so `message_stop` waits for `finish()`.
+ * Fields beyond the canonical ones (the first chunk's `system_fingerprint`,
+ * a delta's `annotations`, a choice's `logprobs`) are kept for relay.
  */
 export class OpenAiStreamMapper {
   private started = false;
@@ -229,6 +355,7 @@ export class OpenAiStreamMapper {
   private nextIndex = 0;
   private readonly seenTools = new Set<number>();
   private stopReason: StopReason | undefined;
+  private finishReason: string | undefined;
   private messageId = '';
 
   /** A choice carried a finish_reason: the answer itself is complete. */
@@ -249,12 +376,12 @@ export class OpenAiStreamMapper {
     if (!this.started) {
       this.started = true;
       this.messageId = String(wire.id ?? '');
-      events.push({ type: 'message_start', id: this.messageId, model: String(wire.model ?? '') });
+      events.push(messageStart(chunk));
     }
     const choices = Array.isArray(wire.choices) ? wire.choices : [];
     const choice = choices.find((c) => c.index === 0) ?? choices[0];
     if (choice) this.choice(choice, events);
-    if (isRecord(wire.usage)) events.push({ type: 'usage', usage: toUsage(wire.usage) });
+    if (isRecord(wire.usage)) events.push(usageEvent(wire.usage as WireUsage & RawObject));
     return events;
   }
 
@@ -265,7 +392,7 @@ export class OpenAiStreamMapper {
     const events: CanonicalEvent[] = [];
     this.close(events);
     this.stopped = true;
-    events.push({ type: 'message_stop', stopReason: this.stopReason ?? 'end_turn' });
+    events.push({ type: 'message_stop', stopReason: this.stopReason ?? 'end_turn', ...(this.finishReason ? { raw: { stopReason: this.finishReason } } : {}) });
     return events;
   }
 
@@ -284,9 +411,16 @@ export class OpenAiStreamMapper {
       }
       for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) this.toolCall(call, events);
     }
+    const deltaExtra = delta ? except(delta as RawObject, MAPPED_MESSAGE) : undefined;
+    const choiceExtra = except(choice as unknown as RawObject, MAPPED_CHOICE);
+    // `logprobs: null` says nothing; a real value is relayed.
+    if (choiceExtra && Object.values(choiceExtra).every((v) => v === null)) delete choiceExtra.logprobs;
+    const relayChoice = choiceExtra && Object.keys(choiceExtra).length > 0 ? choiceExtra : undefined;
+    if (deltaExtra || relayChoice) events.push({ type: 'raw_delta', index: -1, delta: deltaExtra ?? {}, ...(relayChoice ? { choice: relayChoice } : {}) });
     if (choice.finish_reason) {
       this.close(events);
       this.stopReason = toStopReason(choice.finish_reason);
+      this.finishReason = choice.finish_reason;
     }
   }
 

@@ -4,13 +4,13 @@ import type { CanonicalEvent } from '../../data-plane/canonical';
 import { streamOverHttp, type HttpProtocol } from '../http-protocol';
 import { UpstreamError, type ProviderAdapter, type ProviderCall } from '../provider';
 import { parseEventData, UpstreamPool } from '../upstream-http';
-import { fromOpenAiCompletion, OpenAiStreamMapper, toOpenAiRequest } from './openai.mapper';
+import { fromOpenAiCompletion, openAiBody, OpenAiStreamMapper } from './openai.mapper';
 
 const OPENAI: HttpProtocol = {
   path: '/chat/completions',
   // Local servers need no key.
-  headers: (apiKey): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-  body: (call) => toOpenAiRequest(call.request, call.deployment),
+  headers: (_call, apiKey): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+  body: (call) => openAiBody(call.request, call.deployment, call.dropped),
   fromJson: fromOpenAiCompletion,
   async *fromStream(exchange) {
     const mapper = new OpenAiStreamMapper();

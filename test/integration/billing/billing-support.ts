@@ -120,7 +120,7 @@ export async function dataCall(t: TestApp, secret: string, spec: CallSpec): Prom
     const u = json.usage;
     const usage =
       spec.form === 'messages'
-        ? { input: u.input_tokens, output: u.output_tokens, cached: u.cache_read_input_tokens, thinking: u.thinking }
+        ? { input: u.input_tokens, output: u.output_tokens, cached: u.cached_input_tokens, thinking: u.thinking }
         : { input: u.prompt_tokens, output: u.completion_tokens, cached: u.prompt_tokens_details.cached_tokens, thinking: u.thinking };
     return { ...base, usage, body: json };
   }
@@ -131,7 +131,7 @@ export async function dataCall(t: TestApp, secret: string, spec: CallSpec): Prom
     const delta = events.findLast((e) => e.type === 'message_delta');
     if (delta) {
       const u = delta.usage;
-      usage = { input: u.input_tokens, output: u.output_tokens, cached: u.cache_read_input_tokens, thinking: u.thinking };
+      usage = { input: u.input_tokens, output: u.output_tokens, cached: u.cached_input_tokens, thinking: u.thinking };
     }
   } else {
     const last = events.findLast((e) => e.usage);

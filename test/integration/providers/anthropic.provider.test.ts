@@ -117,7 +117,7 @@ describe('Anthropic provider (fake upstream over HTTP)', () => {
       const port = await freePort();
       const deployment = fakeDeployment('anthropic', { baseUrl: `http://127.0.0.1:${port}` });
       const error = await failureOf(
-        drain(adapter.stream({ request: canonicalRequest(), deployment, signal: new AbortController().signal })),
+        drain(adapter.stream({ request: canonicalRequest(), deployment, signal: new AbortController().signal, dropped: [] })),
       );
       expect(error.failure).to.equal('connect');
       expect(error.message).to.match(/ECONNREFUSED/);

@@ -23,7 +23,7 @@ describe('Mock provider', () => {
     signal: AbortSignal = new AbortController().signal,
   ): AsyncIterable<CanonicalEvent> {
     const deployment = fakeDeployment('mock', { model: options.model ?? 'sim-small', ...options });
-    return adapter.stream({ request: canonicalRequest(overrides), deployment, signal });
+    return adapter.stream({ request: canonicalRequest(overrides), deployment, signal, dropped: [] });
   }
 
   it('answers deterministically from the request, naming the upstream model', async () => {
@@ -207,8 +207,8 @@ describe('Mock provider', () => {
     const deployment = fakeDeployment('mock');
     const request = canonicalRequest({ system: 'Shared cache. '.repeat(10), messages: [user('a'), assistant('b'), user('c')] });
     const signal = new AbortController().signal;
-    await drain(registry.forType('mock').stream({ request, deployment, signal }));
-    const again = collect(await drain(registry.forType('mock').stream({ request, deployment, signal })));
+    await drain(registry.forType('mock').stream({ request, deployment, signal, dropped: [] }));
+    const again = collect(await drain(registry.forType('mock').stream({ request, deployment, signal, dropped: [] })));
     expect(again.usage.inputCacheHit).to.be.greaterThan(0);
   });
 });

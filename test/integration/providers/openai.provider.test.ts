@@ -25,7 +25,7 @@ describe('OpenAI provider (fake upstream over HTTP)', () => {
   it('sends no authorization header when the provider has no key (local servers)', async () => {
     const deployment = fakeDeployment('openai', { baseUrl: upstream.baseUrl });
     deployment.provider.apiKey = undefined;
-    await drain(adapter.stream({ request: canonicalRequest(), deployment, signal: new AbortController().signal }));
+    await drain(adapter.stream({ request: canonicalRequest(), deployment, signal: new AbortController().signal, dropped: [] }));
     expect(upstream.requests[0]?.headers).to.not.have.property('authorization');
   });
 
@@ -97,7 +97,7 @@ describe('OpenAI provider (fake upstream over HTTP)', () => {
       const port = await freePort();
       const deployment = fakeDeployment('openai', { baseUrl: `http://127.0.0.1:${port}/v1` });
       const error = await failureOf(
-        drain(adapter.stream({ request: canonicalRequest(), deployment, signal: new AbortController().signal })),
+        drain(adapter.stream({ request: canonicalRequest(), deployment, signal: new AbortController().signal, dropped: [] })),
       );
       expect(error.failure).to.equal('connect');
       expect(error.retryable).to.equal(true);

@@ -51,7 +51,7 @@ export function withFakeUpstream(
     upstream,
     call: (overrides = {}, options = {}, signal = new AbortController().signal) => {
       const deployment = fakeDeployment(type, { baseUrl: upstream.baseUrl, model, ...options });
-      return adapter.stream({ request: canonicalRequest(overrides), deployment, signal });
+      return adapter.stream({ request: canonicalRequest(overrides), deployment, signal, dropped: [] });
     },
   };
 }

@@ -21,7 +21,7 @@ describe('guardrails: engine cache per account', () => {
     const first = await engines.get('a');
     expect(await engines.get('a')).to.equal(first);
     expect(loads).to.deep.equal(['a']);
-    expect(() => first.checkInput({ model: 'm', maxTokens: 1, stream: false, messages: [], system: 'x@y.com' })).to.throw('"email"');
+    expect(() => first.inputInspector().text('x@y.com', 'system')).to.throw('"email"');
   });
 
   it('shares one engine between accounts with the same policies', async () => {

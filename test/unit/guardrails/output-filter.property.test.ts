@@ -100,8 +100,8 @@ function stream(guardrails: Guardrails, chunks: readonly string[], check?: (rele
 
 /** What the input check makes of the whole text at once: the reference for the streamed result. */
 function wholeText(guardrails: Guardrails, text: string) {
-  const { request, hits } = guardrails.checkInput({ model: 'm', maxTokens: 1, stream: true, messages: [], system: text });
-  return { redacted: request.system ?? '', hits };
+  const inspect = guardrails.inputInspector();
+  return { redacted: inspect.text(text, 'system'), hits: inspect.hits };
 }
 
 const PII_AND_SECRETS = ['cn-id-card', 'cn-mobile', 'bank-card', 'email', 'api-secret'];

@@ -107,9 +107,8 @@ describe('Anthropic mapper', () => {
       for (const [cut, chunks] of twoWaySplits(bytes)) expect(replay(chunks), `cut at ${cut}`).to.deep.equal(events);
     });
 
-    it('skips blocks without a canonical form and numbers the rest without gaps', () => {
-      const response = collect(
-        replay([
+    it('keeps blocks, deltas and events without a canonical form, raw and in order, for the Messages form to relay', () => {
+      const events = replay([
           sse([
             ['message_start', START],
             ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } }],
@@ -125,9 +124,18 @@ describe('Anthropic mapper', () => {
             ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } }],
             ['message_stop', { type: 'message_stop' }],
           ]),
-        ]),
-      );
-      expect(response.content).to.deep.equal([{ type: 'text', text: 'Found it.' }]);
+        ]);
+      const response = collect(events);
+      expect(response.content).to.deep.equal([
+        { type: 'other', raw: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } },
+        { type: 'other', raw: { type: 'redacted_thinking', data: 'abc' } },
+        { type: 'text', text: 'Found it.' },
+      ]);
+      expect(events.filter((e) => e.type === 'raw_delta' || e.type === 'raw_event')).to.deep.equal([
+        { type: 'raw_delta', index: 2, delta: { type: 'citations_delta', citation: {} } },
+        { type: 'raw_event', event: 'some_future_event', data: { type: 'some_future_event' } },
+      ]);
+      expect(events.find((e) => e.type === 'tool_input_delta')).to.deep.equal({ type: 'tool_input_delta', index: 0, partialJson: '{"query":"x"}' });
     });
 
     it('keeps cache-creation tokens in the miss count when a later event repeats only input_tokens', () => {
@@ -141,7 +149,7 @@ describe('Anthropic mapper', () => {
         }),
       ).to.deep.equal([{ type: 'usage', usage: { inputCacheMiss: 17, output: 50 } }]);
       expect(mapper.push('message_stop', { type: 'message_stop' })).to.deep.equal([
-        { type: 'message_stop', stopReason: 'max_tokens', stopSequence: null },
+        { type: 'message_stop', stopReason: 'max_tokens', stopSequence: null, raw: { stopReason: 'max_tokens' } },
       ]);
     });
 
@@ -154,7 +162,7 @@ describe('Anthropic mapper', () => {
         usage: { output_tokens: 3 },
       });
       expect(mapper.push('message_stop', { type: 'message_stop' })).to.deep.equal([
-        { type: 'message_stop', stopReason: 'stop_sequence', stopSequence: 'END' },
+        { type: 'message_stop', stopReason: 'stop_sequence', stopSequence: 'END', raw: { stopReason: 'stop_sequence' } },
       ]);
     });
 
@@ -168,7 +176,8 @@ describe('Anthropic mapper', () => {
         ]),
       ]);
       const before = parsed.slice(0, 2).flatMap((event) => mapper.push(event.event, JSON.parse(event.data)));
-      expect(before.map((event) => event.type)).to.deep.equal(['message_start', 'usage']);
+      // The ping is relayed (it keeps the client's connection alive through long pauses).
+      expect(before.map((event) => event.type)).to.deep.equal(['message_start', 'usage', 'raw_event']);
       const error = parsed[2];
       expect(() => mapper.push(error?.event, JSON.parse(error?.data ?? ''))).to.throw(UpstreamError).that.includes({
         failure: 'protocol',
@@ -256,7 +265,7 @@ describe('Anthropic mapper', () => {
               role: 'user',
               content: [
                 { type: 'text', text: 'What is in this picture?' },
-                { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+                { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' } },
               ],
             },
             {
@@ -267,7 +276,7 @@ describe('Anthropic mapper', () => {
                 { type: 'tool_use', id: 'toolu_1', name: 'describe', input: { detail: 'high' } },
               ],
             },
-            { role: 'user', content: [{ type: 'tool_result', toolUseId: 'toolu_1', content: 'a cat', isError: false }] },
+            { role: 'user', content: [{ type: 'tool_result', toolUseId: 'toolu_1', content: [{ type: 'text', text: 'a cat' }], isError: false }] },
             { role: 'assistant', content: [{ type: 'thinking', thinking: 'unsigned only' }] },
           ],
         }),
@@ -288,7 +297,7 @@ describe('Anthropic mapper', () => {
             { type: 'tool_use', id: 'toolu_1', name: 'describe', input: { detail: 'high' } },
           ],
         },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a cat', is_error: false }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'a cat' }], is_error: false }] },
       ]);
     });
 
@@ -335,9 +344,14 @@ describe('Anthropic mapper', () => {
         expect(toAnthropicRequest(canonicalRequest({ topP: 0.97 }), thinking).top_p).to.equal(0.97);
       });
 
-      it('sends no thinking when the deployment does not ask for it, even if the caller did', () => {
+      it("forwards the caller's thinking to any deployment, and adds none when neither the caller nor the deployment asks", () => {
         const body = toAnthropicRequest(canonicalRequest({ thinking: { type: 'enabled', budgetTokens: 2000 } }), deployment);
-        expect(body).to.not.have.property('thinking');
+        expect(body.thinking).to.deep.equal({ type: 'enabled', budget_tokens: 2000 });
+        expect(toAnthropicRequest(canonicalRequest(), deployment)).to.not.have.property('thinking');
+      });
+
+      it('never forces thinking on a caller that disabled it', () => {
+        expect(toAnthropicRequest(canonicalRequest({ thinking: { type: 'disabled' } }), thinking)).to.not.have.property('thinking');
       });
     });
   });

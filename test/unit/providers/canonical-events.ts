@@ -76,10 +76,10 @@ export function collect(events: readonly CanonicalEvent[]): Collected {
         open = event.index;
         if (event.block.type === 'text') content.push({ type: 'text', text: '' });
         else if (event.block.type === 'thinking') content.push({ type: 'thinking', thinking: '' });
-        else {
+        else if (event.block.type === 'tool_use') {
           content.push({ type: 'tool_use', id: event.block.id, name: event.block.name, input: {} });
           toolJson.set(event.index, '');
-        }
+        } else content.push({ type: 'other', raw: event.block.raw });
         break;
       }
       case 'text_delta':
@@ -92,7 +92,7 @@ export function collect(events: readonly CanonicalEvent[]): Collected {
         else if (event.type === 'thinking_delta' && block?.type === 'thinking') block.thinking += event.text;
         else if (event.type === 'signature_delta' && block?.type === 'thinking') {
           block.signature = (block.signature ?? '') + event.signature;
-        } else if (event.type === 'tool_input_delta' && block?.type === 'tool_use') {
+        } else if (event.type === 'tool_input_delta' && (block?.type === 'tool_use' || block?.type === 'other')) {
           toolJson.set(event.index, (toolJson.get(event.index) ?? '') + event.partialJson);
         } else throw new Error(`${event.type} in a ${block?.type} block`);
         break;
@@ -108,6 +108,10 @@ export function collect(events: readonly CanonicalEvent[]): Collected {
       case 'message_stop':
         expect(open, 'message_stop with an open block').to.equal(undefined);
         stop = { stopReason: event.stopReason, stopSequence: event.stopSequence ?? null };
+        break;
+      case 'raw_delta':
+      case 'raw_event':
+        // Kept for same-protocol relay; nothing of the canonical answer.
         break;
     }
   }

@@ -32,15 +32,23 @@ function stream(chunks: unknown[]): Uint8Array {
 describe('OpenAI mapper', () => {
   describe('recorded streams', () => {
     it('maps the text stream, with message_stop after the final usage chunk', () => {
-      expect(replay([fixture('openai_chat_stream_text_with_usage.sse')])).to.deep.equal([
-        { type: 'message_start', id: 'chatcmpl-ABfw5EzoqmfXjnnsXY7Yd8OC6tb3c', model: 'gpt-4o-2024-08-06' },
+      const events = replay([fixture('openai_chat_stream_text_with_usage.sse')]);
+      expect(events.filter((e) => e.type !== 'raw_delta')).to.deep.equal([
+        { type: 'message_start', id: 'chatcmpl-ABfw5EzoqmfXjnnsXY7Yd8OC6tb3c', model: 'gpt-4o-2024-08-06', raw: { system_fingerprint: 'fp_5050236cbd' } },
         { type: 'block_start', index: 0, block: { type: 'text' } },
         { type: 'text_delta', index: 0, text: 'Foo' },
         { type: 'text_delta', index: 0, text: '!' },
         { type: 'block_stop', index: 0 },
-        { type: 'usage', usage: { inputCacheHit: 0, inputCacheMiss: 9, output: 2 } },
-        { type: 'message_stop', stopReason: 'end_turn' },
+        { type: 'usage', usage: { inputCacheHit: 0, inputCacheMiss: 9, output: 2 }, extra: { completion_tokens_details: { reasoning_tokens: 0 } } },
+        { type: 'message_stop', stopReason: 'end_turn', raw: { stopReason: 'stop' } },
       ]);
+    });
+
+    it("keeps each chunk's fields beyond the canonical ones (logprobs), in order, for relay to chat clients", () => {
+      const events = replay([fixture('openai_chat_stream_text_with_usage.sse')]);
+      const logprobs = events.flatMap((e) => (e.type === 'raw_delta' ? [e.choice?.logprobs] : []));
+      expect(logprobs.length).to.be.greaterThan(0);
+      expect(JSON.stringify(logprobs)).to.contain('"token":"Foo"');
     });
 
     it('assembles the streamed tool call from its argument fragments', () => {
@@ -274,7 +282,7 @@ describe('OpenAI mapper', () => {
               role: 'user',
               content: [
                 { type: 'text', text: 'Weather here?' },
-                { type: 'image', mediaType: 'image/jpeg', data: '/9j/4AAQ' },
+                { type: 'image', source: { kind: 'base64', mediaType: 'image/jpeg', data: '/9j/4AAQ' } },
               ],
             },
             {
@@ -288,12 +296,12 @@ describe('OpenAI mapper', () => {
             {
               role: 'user',
               content: [
-                { type: 'tool_result', toolUseId: 'call_1', content: 'sunny' },
+                { type: 'tool_result', toolUseId: 'call_1', content: [{ type: 'text', text: 'sunny' }] },
                 { type: 'text', text: 'And tomorrow?' },
               ],
             },
             { role: 'assistant', content: [{ type: 'tool_use', id: 'call_2', name: 'weather', input: {} }] },
-            { role: 'user', content: [{ type: 'tool_result', toolUseId: 'call_2', content: 'rain', isError: false }] },
+            { role: 'user', content: [{ type: 'tool_result', toolUseId: 'call_2', content: [{ type: 'text', text: 'rain' }], isError: false }] },
           ],
         }),
         deployment,

@@ -121,7 +121,7 @@ describe('complexity assessment', () => {
     const request = ask('Write a SQL query that returns the top 5 customers by revenue.');
     request.messages.push(
       { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'schema', input: { table: 'orders' } }] },
-      { role: 'user', content: [{ type: 'tool_result', toolUseId: 't1', content: 'orders(id, customer_id, amount)' }] },
+      { role: 'user', content: [{ type: 'tool_result', toolUseId: 't1', content: [{ type: 'text', text: 'orders(id, customer_id, amount)' }] }] },
     );
     const result = assess(request);
     expect(result.reasons).to.include('code');

@@ -1,0 +1,71 @@
+// Copy-on-write edits of a caller's JSON body. Input guardrails rewrite only
+// the texts they redact; everything else (and the whole body, when nothing
+// matched) stays the very object the caller sent, so pass-through forwards it
+// unchanged and an untouched request costs no copy.
+import type { InputInspector } from '../guardrails/guardrail-engine';
+import type { RawObject } from './canonical';
+
+export function isObject(value: unknown): value is RawObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `object` itself when `key` already holds `value`, else a shallow copy with it. */
+export function withField<T extends RawObject>(object: T, key: string, value: unknown): T {
+  return object[key] === value ? object : { ...object, [key]: value };
+}
+
+/** `items` itself when `edit` changed none of them, else a new array. */
+export function editItems<T>(items: readonly T[], edit: (item: T, index: number) => T): T[] {
+  let out: T[] | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as T;
+    const edited = edit(item, i);
+    if (edited !== item) {
+      out ??= items.slice();
+      out[i] = edited;
+    }
+  }
+  return out ?? (items as T[]);
+}
+
+/**
+ * Keys whose strings are not text a model reads: ids, signatures, binary or
+ * encrypted payloads, media types, addresses and cache settings. Changing
+ * them would break the request (a signed thinking block, a tool call id)
+ * without protecting anything.
+ */
+const OPAQUE_KEYS = new Set([
+  'type',
+  'id',
+  'tool_use_id',
+  'name',
+  'signature',
+  'data',
+  'media_type',
+  'cache_control',
+  'citations',
+  'encrypted_content',
+  'encrypted_index',
+  'file_id',
+  'url',
+]);
+
+/**
+ * A value of a kind the gateway does not know (a server tool's result, a
+ * block type added after this code was written): every string in it that is
+ * not under an opaque key is inspected as text, so new kinds never become a
+ * way around the guardrails. Tool inputs inside are inspected as JSON.
+ */
+export function inspectUnknown(value: unknown, field: string, inspect: InputInspector): unknown {
+  if (typeof value === 'string') return inspect.text(value, field);
+  if (Array.isArray(value)) return editItems(value, (item: unknown, i) => inspectUnknown(item, `${field}.${i}`, inspect));
+  if (!isObject(value)) return value;
+  let out = value;
+  for (const key in value) {
+    if (OPAQUE_KEYS.has(key)) continue;
+    const item = value[key];
+    const edited = key === 'input' ? inspect.json(item, `${field}.input`) : inspectUnknown(item, `${field}.${key}`, inspect);
+    out = withField(out, key, edited);
+  }
+  return out;
+}

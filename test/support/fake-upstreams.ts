@@ -64,6 +64,15 @@ export interface FakeReply {
   ignoreStream?: boolean;
   /** Send an in-stream error after this many events (Anthropic `event: error`; OpenAI `{error}` chunk). */
   streamError?: { afterEvents: number; type: string; message: string };
+  /**
+   * Verbatim stream events instead of generated ones: Anthropic `[event, data]`
+   * pairs, or OpenAI chunk objects (`[DONE]` is added). For relay tests.
+   */
+  rawEvents?: Array<[string, unknown]> | unknown[];
+  /** A verbatim plain JSON reply instead of the generated one. */
+  rawBody?: unknown;
+  /** Anthropic `POST /v1/messages/count_tokens`: the `input_tokens` to answer (default 4242). */
+  countTokens?: number;
 }
 
 export interface RecordedRequest {
@@ -142,7 +151,17 @@ async function startFake(protocol: Protocol): Promise<FakeUpstream> {
         markEnded();
       });
       const expected = protocol === 'anthropic' ? '/v1/messages' : '/v1/chat/completions';
-      if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== expected) {
+      const path = (req.url ?? '').split('?')[0];
+      if (req.method === 'POST' && protocol === 'anthropic' && path === '/v1/messages/count_tokens') {
+        const reply = queue.shift() ?? {};
+        if (reply.status !== undefined && reply.status !== 200) {
+          sendJson(res, reply.status, errorBody(protocol, reply.status, reply.error ?? {}), {});
+          return;
+        }
+        sendJson(res, 200, { input_tokens: reply.countTokens ?? 4242 }, {});
+        return;
+      }
+      if (req.method !== 'POST' || path !== expected) {
         sendJson(res, 404, errorBody(protocol, 404, { type: 'not_found_error', message: `no route ${req.url}` }), {});
         return;
       }
@@ -184,12 +203,15 @@ async function answer(
   const requestBody = (recorded.body ?? {}) as Record<string, any>;
   const model = reply.model ?? (typeof requestBody.model === 'string' ? requestBody.model : 'fake-model');
   if (requestBody.stream !== true || reply.ignoreStream) {
-    const body = protocol === 'anthropic' ? anthropicMessage(reply, model, serial) : openAiCompletion(reply, model, serial);
+    const body = reply.rawBody ?? (protocol === 'anthropic' ? anthropicMessage(reply, model, serial) : openAiCompletion(reply, model, serial));
     sendJson(res, 200, body, headers);
     return;
   }
-  const events =
-    protocol === 'anthropic'
+  const events = reply.rawEvents
+    ? protocol === 'anthropic'
+      ? (reply.rawEvents as Array<[string, unknown]>).map(([name, data]) => anthropicSse(name, data))
+      : [...reply.rawEvents.map((chunk) => openAiSse(chunk)), 'data: [DONE]\n\n']
+    : protocol === 'anthropic'
       ? anthropicEvents(reply, model, serial)
       : openAiEvents(reply, model, serial, requestBody.stream_options?.include_usage === true);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });

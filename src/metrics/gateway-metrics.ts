@@ -165,10 +165,12 @@ export class GatewayMetrics {
    * event instead of a second generator's machinery on the hot path.
    */
   instrument(adapter: ProviderAdapter): ProviderAdapter {
+    const count = adapter.countTokens?.bind(adapter);
     return {
       stream: (call: ProviderCall): AsyncIterable<CanonicalEvent> => ({
         [Symbol.asyncIterator]: () => this.timed(adapter.stream(call)[Symbol.asyncIterator](), call),
       }),
+      ...(count ? { countTokens: count } : {}),
     };
   }
 

@@ -297,16 +297,16 @@ describe('e2e: official OpenAI client', function () {
   });
 
   describe('messages.countTokens', () => {
-    it('counts input tokens, grows with the text, and neither calls upstream nor bills', async () => {
+    it('counts input tokens locally where the upstream cannot count: grows with the text, calls no upstream, bills nothing', async () => {
       const anthropic = anthropicFor(secret);
       const before = await usageDetail(t, owner.token, keyId);
       const upstreamCalls = fakes.anthropic.requests.length + fakes.openai.requests.length;
 
-      const short = await anthropic.messages.countTokens({ model: 'm-anthropic', messages: [{ role: 'user', content: 'Hello there.' }] });
+      const short = await anthropic.messages.countTokens({ model: 'm-mock', messages: [{ role: 'user', content: 'Hello there.' }] });
       expect(Object.keys(short)).to.deep.equal(['input_tokens']);
       expect(short.input_tokens).to.be.a('number').and.greaterThan(0);
       const long = await anthropic.messages.countTokens({
-        model: 'm-anthropic',
+        model: 'm-mock',
         system: 'You are a careful assistant.',
         messages: [{ role: 'user', content: 'Hello there. '.repeat(50) }],
       });

@@ -73,7 +73,11 @@ export interface Deployment {
   provider: ProviderConfig;
   /** Upstream model id sent to the provider. */
   model: string;
-  /** Ask the upstream for extended thinking; bills as thinking. */
+  /**
+   * The deployment thinks: the gateway asks the upstream for extended thinking
+   * when the caller chose no thinking setting (never over `disabled`). The
+   * call bills as thinking when the upstream thought.
+   */
   thinking: boolean;
   unify: UnifyFactors;
 }

@@ -71,6 +71,18 @@ function textOf(message: CanonicalMessage | undefined): string {
     .trim();
 }
 
+/**
+ * What the user last asked: the last text block of the last user message.
+ * Agents put reminders and context before the ask in the same message
+ * (Claude Code's <system-reminder> blocks), so the whole message would quote
+ * those instead.
+ */
+function lastAsk(request: CanonicalRequest): string {
+  const message = lastUserMessage(request);
+  const last = message?.content.findLast((block) => block.type === 'text');
+  return last?.type === 'text' ? last.text.replace(/\s+/g, ' ').trim() : textOf(message);
+}
+
 function snippet(text: string, chars: number): string {
   const points = Array.from(text);
   return points.length <= chars ? text : `${points.slice(0, chars).join('')}…`;
@@ -114,7 +126,7 @@ function composeText(request: CanonicalRequest, deployment: Deployment, tool: Ca
     return `${prefix} received the tool result: ${snippet(contentTexts(toolResult.content).join(' '), 60)}. That completes the task.`;
   }
   return (
-    `${prefix} ${snippet(textOf(lastUserMessage(request)), 60)}\n\n` +
+    `${prefix} ${snippet(lastAsk(request), 60)}\n\n` +
     'This answer comes from the built-in mock upstream, so no network was used. ' +
     'The same request always gets the same words. ' +
     `The conversation so far has ${request.messages.length} message${request.messages.length === 1 ? '' : 's'}.`
@@ -123,14 +135,14 @@ function composeText(request: CanonicalRequest, deployment: Deployment, tool: Ca
 
 function thinkingFor(request: CanonicalRequest): { text: string; signature: string } {
   const text =
-    `The user asks about "${snippet(textOf(lastUserMessage(request)), 40)}". ` +
+    `The user asks about "${snippet(lastAsk(request), 40)}". ` +
     'Plan: restate the question, answer it briefly, stop.';
   return { text, signature: `mock-${hashText(text).slice(0, 32)}` };
 }
 
 /** The whole reply, already cut by stop sequences and max_tokens. */
 export function planReply(request: CanonicalRequest, deployment: Deployment): MockReply {
-  const tool = chooseTool(request, textOf(lastUserMessage(request)));
+  const tool = chooseTool(request, lastAsk(request));
   let text = composeText(request, deployment, tool);
   let toolUse: MockToolUse | undefined = tool
     ? {

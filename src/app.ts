@@ -139,7 +139,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const recorder = new UsageRecorder(database.pool, credit, logger.child({ component: 'metering' }));
   const metrics = new GatewayMetrics(new Registry(), {
     usageQueueDepth: () => recorder.depth,
-    isCatalogModel: (name) => catalog.modelsByName.has(name),
+    catalogModel: (name) => catalog.resolveModel(name)?.name,
   });
   recorder.onRecord((input) => metrics.recorded(input));
   const providers = createProviderRegistry({ wrap: (adapter) => metrics.instrument(adapter) });

@@ -86,6 +86,8 @@ export class Call {
     private readonly ctx: CallContext,
     readonly request: CanonicalRequest,
     readonly route: RouteInfo,
+    /** The neutral model the requested name resolved to. */
+    readonly model: string,
     private readonly first: IteratorResult<CanonicalEvent>,
     private readonly rest: AsyncIterator<CanonicalEvent>,
     private readonly filter: ReturnType<Guardrails['createOutputFilter']>,
@@ -208,7 +210,7 @@ export class Call {
       hits[rule] = (hits[rule] ?? 0) + this.filter.hits[rule]!;
     }
     await this.deps.recorder.record(
-      usageInput(this.ctx, { model: this.request.model, stream: this.request.stream }, {
+      usageInput(this.ctx, { requested: this.request.model, model: this.model, stream: this.request.stream }, {
         routedModel: this.route.deployment.model,
         provider: this.route.deployment.provider.name,
         routeTier: this.route.tier,
@@ -230,7 +232,7 @@ export class Call {
 }
 
 /** What a usage record says beyond whose call it was. */
-type CallOutcome = Omit<UsageRecordInput, 'requestId' | 'accountId' | 'accountTimezone' | 'apiKeyId' | 'form' | 'model' | 'stream' | 'at'>;
+type CallOutcome = Omit<UsageRecordInput, 'requestId' | 'accountId' | 'accountTimezone' | 'apiKeyId' | 'form' | 'model' | 'requestedModel' | 'stream' | 'at'>;
 
 /**
  * A call's usage record, answered or not: whose call it was, from the
@@ -238,7 +240,14 @@ type CallOutcome = Omit<UsageRecordInput, 'requestId' | 'accountId' | 'accountTi
  * shape (a spread followed by more fields grew each record's property store
  * step by step, on every call).
  */
-function usageInput(ctx: CallContext, request: { model: string; stream: boolean }, outcome: CallOutcome): UsageRecordInput {
+/** Whose call it was: the name the caller asked for, the neutral model it resolved to, streamed or not. */
+interface CallIdentity {
+  requested: string;
+  model: string;
+  stream: boolean;
+}
+
+function usageInput(ctx: CallContext, request: CallIdentity, outcome: CallOutcome): UsageRecordInput {
   return {
     requestId: ctx.requestId,
     accountId: ctx.key.account.id,
@@ -246,6 +255,7 @@ function usageInput(ctx: CallContext, request: { model: string; stream: boolean 
     apiKeyId: ctx.key.keyId,
     form: ctx.form,
     model: request.model,
+    requestedModel: request.requested,
     stream: request.stream,
     routedModel: outcome.routedModel,
     provider: outcome.provider,
@@ -271,12 +281,16 @@ export class Pipeline {
     return this.deps.catalog.assessment;
   }
 
-  /** Model known (404) and in the key's scope (403). */
+  /**
+   * The neutral model a requested name stands for (its own name or an alias,
+   * DESIGN §7): known (404) and, by its neutral name, in the key's scope (403).
+   */
   resolveModel(ctx: CallContext, model: string) {
-    const entry = this.deps.catalog.modelsByName.get(model);
-    if (!entry) throw new AppError('not_found', 'model_not_found', `model "${model}" not found`, { field: 'model' });
-    if (!ctx.key.modelScope.has(model)) {
-      throw new AppError('permission', 'model_not_in_scope', `this API key may not call model "${model}"`, { field: 'model' });
+    const entry = this.deps.catalog.resolveModel(model);
+    if (!entry) throw new AppError('not_found', 'model_not_found', `model "${model}" not found (neither a model nor an alias of one)`, { field: 'model' });
+    if (!ctx.key.modelScope.has(entry.name)) {
+      const named = entry.name === model ? `"${model}"` : `"${entry.name}" (requested as "${model}")`;
+      throw new AppError('permission', 'model_not_in_scope', `this API key may not call model ${named}`, { field: 'model' });
     }
     return entry;
   }
@@ -313,10 +327,13 @@ export class Pipeline {
     try {
       body = inbound.guard(inbound.body, inspect);
     } catch (error) {
-      if (error instanceof GuardrailBlockedError) await this.recordRefusal(ctx, inbound, 'blocked', error.code, { [error.rule]: 1 });
+      if (error instanceof GuardrailBlockedError) {
+        await this.recordRefusal(ctx, { requested: inbound.model, model: model.name, stream: inbound.stream }, 'blocked', error.code, { [error.rule]: 1 });
+      }
       throw error;
     }
     const request = inbound.decode(body);
+    const identity: CallIdentity = { requested: inbound.model, model: model.name, stream: request.stream };
     const assessment = assessComplexity(request, this.deps.catalog.assessment);
     const tier = assessment.tier;
     const candidates = model.routes[tier];
@@ -338,17 +355,17 @@ export class Pipeline {
       try {
         const first = await iterator.next();
         this.deps.breaker.success(deploymentId(deployment));
-        return new Call(this.deps, ctx, request, route, first, iterator, filter(), inspect.hits, dropped);
+        return new Call(this.deps, ctx, request, route, model.name, first, iterator, filter(), inspect.hits, dropped);
       } catch (error) {
         if (!(error instanceof UpstreamError)) throw error;
         if (error.failure === 'aborted') {
           // Gone before the first byte, or cut by the gateway's shutdown (the reason says which): still one record.
           const cut: unknown = ctx.signal.reason;
           if (cut instanceof AppError) {
-            await this.recordRefusal(ctx, request, 'upstream_error', cut.code);
+            await this.recordRefusal(ctx, identity, 'upstream_error', cut.code);
             throw cut;
           }
-          await this.recordRefusal(ctx, request, 'client_aborted', 'client_aborted');
+          await this.recordRefusal(ctx, identity, 'client_aborted', 'client_aborted');
           throw new AppError('invalid_request', 'client_closed', 'client closed the request', { status: 499 });
         }
         lastError = error;
@@ -377,14 +394,14 @@ export class Pipeline {
       const outcome = await attempt(skipped[0]);
       if (outcome instanceof Call) return outcome;
     }
-    await this.recordRefusal(ctx, request, 'upstream_error', lastError?.failure ?? 'no_deployment');
+    await this.recordRefusal(ctx, identity, 'upstream_error', lastError?.failure ?? 'no_deployment');
     throw upstreamAppError(lastError);
   }
 
   /** A call that never reached an answer is still on record (zero tokens). */
   private async recordRefusal(
     ctx: CallContext,
-    request: { model: string; stream: boolean },
+    request: CallIdentity,
     status: UsageStatus,
     errorCode: string,
     guardrailHits: Record<string, number> = {},

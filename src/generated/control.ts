@@ -202,7 +202,7 @@ export interface paths {
         /**
          * Export usage detail as CSV
          * @description Streams one CSV row per call (header row first), in the columns
-         *     `request_id,created_at,api_key_id,model,routed_model,form,stream,thinking,status,`
+         *     `request_id,created_at,api_key_id,model,requested_model,routed_model,form,stream,thinking,status,`
          *     then the six tier names, then `total_tokens,amount`.
          */
         get: operations["exportUsage"];
@@ -464,8 +464,10 @@ export interface components {
             /** @description The `request-id` header the caller got. */
             request_id: string;
             api_key_id: string;
-            /** @description The neutral model name requested. */
+            /** @description The neutral catalog model of the call (the one an alias stands for). */
             model: string;
+            /** @description The model name the caller sent, the neutral name or one of its aliases (DESIGN §7). */
+            requested_model: string;
             /** @description The upstream model actually used; null when no upstream was called (e.g. blocked). */
             routed_model: string | null;
             /** @description The catalog provider that answered; null when none was called. */

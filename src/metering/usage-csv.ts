@@ -2,7 +2,7 @@
 import { PRICE_TIERS } from '../routing/catalog.types';
 import type { UsageItem } from './usage-item';
 
-export const CSV_HEADER = ['request_id', 'created_at', 'api_key_id', 'model', 'routed_model', 'form', 'stream', 'thinking', 'status', ...PRICE_TIERS, 'total_tokens', 'amount'];
+export const CSV_HEADER = ['request_id', 'created_at', 'api_key_id', 'model', 'requested_model', 'routed_model', 'form', 'stream', 'thinking', 'status', ...PRICE_TIERS, 'total_tokens', 'amount'];
 
 export function csvRow(item: UsageItem): string {
   const cells = [
@@ -10,6 +10,7 @@ export function csvRow(item: UsageItem): string {
     item.created_at,
     item.api_key_id,
     item.model,
+    item.requested_model,
     item.routed_model ?? '',
     item.form,
     String(item.stream),

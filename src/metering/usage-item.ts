@@ -7,7 +7,10 @@ import { tierTokens, type PriceClass } from './tiers';
 export interface UsageItem {
   request_id: string;
   api_key_id: string;
+  /** The neutral catalog model. */
   model: string;
+  /** The name the caller sent (the neutral name or one of its aliases). */
+  requested_model: string;
   routed_model: string | null;
   provider: string | null;
   form: string;
@@ -37,6 +40,7 @@ export function usageItem(r: UsageRow): UsageItem {
     request_id: r.request_id,
     api_key_id: r.api_key_id,
     model: r.model,
+    requested_model: r.requested_model,
     routed_model: r.routed_model,
     provider: r.provider,
     form: r.form,

@@ -17,7 +17,10 @@ export interface UsageRecordInput {
   accountTimezone: string;
   apiKeyId: string;
   form: 'messages' | 'chat_completions';
+  /** The neutral catalog model. */
   model: string;
+  /** The name the caller sent: the neutral name or one of its aliases. */
+  requestedModel: string;
   routedModel: string | null;
   provider: string | null;
   routeTier: string | null;
@@ -58,6 +61,7 @@ const USAGE_RECORD_COLUMNS = [
   ['api_key_id', 'text'],
   ['form', 'text'],
   ['model', 'text'],
+  ['requested_model', 'text'],
   ['routed_model', 'text'],
   ['provider', 'text'],
   ['route_tier', 'text'],
@@ -156,6 +160,7 @@ export class UsageRecorder {
         api_key_id: r.apiKeyId,
         form: r.form,
         model: r.model,
+        requested_model: r.requestedModel,
         routed_model: r.routedModel,
         provider: r.provider,
         route_tier: r.routeTier,

@@ -33,7 +33,8 @@ export interface GatewayMetricsOptions {
   /** Usage records waiting for their group commit. */
   usageQueueDepth: () => number;
   /** Whether a requested model name is in the catalog (anything else is labelled `other`). */
-  isCatalogModel: (name: string) => boolean;
+  /** The neutral catalog model a requested name (or alias) stands for; undefined labels as `other`. */
+  catalogModel: (name: string) => string | undefined;
 }
 
 export class GatewayMetrics {
@@ -131,7 +132,7 @@ export class GatewayMetrics {
     const form = formOfPath(url);
     if (form === undefined) return;
     const requested: unknown = typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
-    const model = typeof requested !== 'string' ? 'none' : this.options.isCatalogModel(requested) ? requested : 'other';
+    const model = typeof requested !== 'string' ? 'none' : (this.options.catalogModel(requested) ?? 'other');
     const children = this.child(`request\u0000${form}\u0000${model}\u0000${status}`, () => ({
       count: this.requests.labels(form, model, String(status)),
       seconds: this.requestSeconds.labels(form, model),

@@ -73,6 +73,9 @@ export function builtinCatalogJson(env: Env): Record<string, unknown> {
       {
         name: 'tsxt-general',
         display_name: 'General assistant',
+        // Clients that send vendor names by default (Claude Code's main model,
+        // OpenAI SDK examples) reach the general model without --model.
+        aliases: ['claude-*', 'gpt-*', 'chatgpt-*', 'o1*', 'o3*', 'o4*'],
         routes: {
           light: [small],
           standard: [...first(false), medium],
@@ -83,6 +86,8 @@ export function builtinCatalogJson(env: Env): Record<string, unknown> {
       {
         name: 'tsxt-fast',
         display_name: 'Fast replies',
+        // Claude Code's small/fast model and the mini models: more specific globs than the general model's, so they win.
+        aliases: ['claude-*haiku*', 'gpt-*mini*', 'gpt-*nano*'],
         routes: { light: [small], standard: [medium] },
       },
       {

@@ -122,8 +122,23 @@ function parseCreatedAt(r: Reader, json: Json, path: string): string {
   return new Date(time).toISOString().replace('.000Z', 'Z');
 }
 
+/** An alias: an exact name or a glob with `*`; no white space, at most 200 chars. */
+const ALIAS = /^[^\s]{1,200}$/;
+
+function parseAliases(r: Reader, json: Json, path: string): string[] {
+  if (json.aliases === undefined) return [];
+  const list = r.array(json.aliases, at(path, 'aliases')) ?? [];
+  const aliases: string[] = [];
+  list.forEach((alias, index) => {
+    if (typeof alias !== 'string' || !ALIAS.test(alias)) r.fail(at(at(path, 'aliases'), index), 'must be a model name or a glob with "*", without white space, at most 200 chars');
+    else if (!alias.replaceAll('*', '')) r.fail(at(at(path, 'aliases'), index), `matches every name; name at least one character besides "*"`);
+    else aliases.push(alias);
+  });
+  return aliases;
+}
+
 function parseModel(r: Reader, value: unknown, path: string, providers: ProviderTable): ModelEntry | undefined {
-  const json = r.object(value, path, ['name', 'display_name', 'created_at', 'default_max_tokens', 'routes']);
+  const json = r.object(value, path, ['name', 'display_name', 'created_at', 'default_max_tokens', 'routes', 'aliases']);
   if (json === undefined) return undefined;
   const name = r.required(r.string(json, 'name', path, MODEL_NAME, 'may only contain letters, digits, ".", "_", ":" and "-"'), json, 'name', path);
   const displayName = r.string(json, 'display_name', path) ?? name;
@@ -142,9 +157,10 @@ function parseModel(r: Reader, value: unknown, path: string, providers: Provider
     declared[tier] = list.flatMap((entry, index) => parseDeployment(r, entry, at(at(routesPath, tier), index), providers) ?? []);
   }
   if (!anyDeclared) return r.fail(routesPath, `has no deployments in any tier (${TIERS.join(', ')}); a model needs at least one`);
+  const aliases = parseAliases(r, json, path);
   const routes = resolveTiers(declared);
   if (routes === undefined || name === undefined) return undefined;
-  return { name, displayName: displayName ?? name, createdAt, defaultMaxTokens, routes };
+  return { name, displayName: displayName ?? name, createdAt, defaultMaxTokens, routes, aliases };
 }
 
 function parseModels(r: Reader, value: unknown, providers: ProviderTable): ModelEntry[] {
@@ -165,6 +181,45 @@ function parseModels(r: Reader, value: unknown, providers: ProviderTable): Model
     if (model !== undefined) models.push(model);
   });
   return models;
+}
+
+interface Glob {
+  pattern: RegExp;
+  /** Characters besides `*`: the more, the more specific. */
+  literal: number;
+  model: ModelEntry;
+}
+
+/**
+ * Name → model resolution, built once at load: neutral names and exact
+ * aliases are one Map lookup; globs are compiled once and tried most
+ * specific first. An alias may not be a neutral name, and an exact alias may
+ * belong to one model only.
+ */
+function modelResolver(r: Reader, models: readonly ModelEntry[]): (name: string) => ModelEntry | undefined {
+  const exact = new Map(models.map((model) => [model.name, model]));
+  const owner = new Map<string, number>();
+  const globs: Glob[] = [];
+  models.forEach((model, index) => {
+    model.aliases.forEach((alias, aliasIndex) => {
+      const path = at(at(at('models', index), 'aliases'), aliasIndex);
+      if (exact.has(alias) && exact.get(alias) !== model) return r.fail(path, `is the name of another model (${JSON.stringify(alias)})`);
+      if (exact.has(alias)) return r.fail(path, 'is the model’s own name');
+      if (alias.includes('*')) {
+        const source = alias.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+        globs.push({ pattern: new RegExp(`^${source}$`), literal: alias.replaceAll('*', '').length, model });
+        return undefined;
+      }
+      const first = owner.get(alias);
+      if (first !== undefined && first !== index) return r.fail(path, `is already an alias of models[${first}]`);
+      owner.set(alias, index);
+      return undefined;
+    });
+  });
+  const aliases = new Map([...owner].map(([alias, index]) => [alias, models[index]!]));
+  // Stable: models listed earlier win a tie of specificity.
+  globs.sort((a, b) => b.literal - a.literal);
+  return (name) => exact.get(name) ?? aliases.get(name) ?? globs.find((glob) => glob.pattern.test(name))?.model;
 }
 
 function parseAssessment(r: Reader, value: unknown): AssessmentThresholds {
@@ -215,6 +270,7 @@ export function parseCatalog(json: unknown, env: Env, source: string): Catalog {
   const models = parseModels(r, root.models, providers);
   const assessment = parseAssessment(r, root.assessment);
   const guardrails = parseGuardrails(r, root.guardrails);
+  const resolveModel = modelResolver(r, models);
   if (r.issues.length > 0 || prices === undefined) throw new CatalogError(source, r.issues);
   return {
     currency: currency ?? DEFAULT_CURRENCY,
@@ -222,6 +278,7 @@ export function parseCatalog(json: unknown, env: Env, source: string): Catalog {
     providers: Object.fromEntries(providers.byName),
     models,
     modelsByName: new Map(models.map((model) => [model.name, model])),
+    resolveModel,
     assessment,
     breaker,
     guardrails,

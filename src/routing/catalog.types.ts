@@ -90,6 +90,8 @@ export interface ModelEntry {
   defaultMaxTokens: number;
   /** Every tier resolved: a tier with no routes falls back to the nearest tier that has some. */
   routes: Record<Tier, Deployment[]>;
+  /** Other names clients may send for this model: exact names, or `*` globs such as `claude-sonnet-*`. */
+  aliases: string[];
 }
 
 export interface AssessmentThresholds {
@@ -106,6 +108,13 @@ export interface Catalog {
   providers: Record<string, ProviderConfig>;
   models: ModelEntry[];
   modelsByName: ReadonlyMap<string, ModelEntry>;
+  /**
+   * The neutral model a name a client sent stands for: the model of that name,
+   * else the model listing it as an exact alias, else the model whose
+   * matching glob is the most specific (most characters besides `*`; on a tie
+   * the earlier model in the catalog). Undefined when none matches.
+   */
+  resolveModel(name: string): ModelEntry | undefined;
   assessment: AssessmentThresholds;
   /** Breaker settings of every deployment whose provider sets none. */
   breaker: BreakerOptions;

@@ -193,6 +193,22 @@ describe('e2e: Claude Code through the gateway', function () {
     expect(record.tiers['no_thinking.input_cache_miss']).to.equal(900);
   });
 
+  it('works without --model: its default vendor model name reaches the neutral model through a catalog alias', async () => {
+    const from = marks();
+    gateway.fakes.anthropic.script({ text: 'Aliased hello.' });
+
+    const run = await runClaude(binary!, ['-p', 'say hello', '--output-format', 'json'], env(), work);
+
+    expect(run.code, run.stderr || run.stdout).to.equal(0);
+    expect(run.result?.result).to.equal('Aliased hello.');
+    const { sent, received } = exchanges(from);
+    const requested = sent[0]!.body.model as string;
+    expect(requested).to.match(/^claude-/);
+    expect(received[0]!.body).to.deep.equal(asForwarded(sent[0]!.body, 'claude-fake'));
+    const record = (await usageDetail(gateway.t, owner.token, key.api_key_id)).items[0]!;
+    expect(record).to.include({ model: 'm-anthropic', requested_model: requested, status: 'ok' });
+  });
+
   it('completes an agent turn: the upstream asks for a tool, Claude Code runs it and sends the result back', async () => {
     const note = path.join(work, 'note.txt');
     await writeFile(note, 'The launch code word is BLUEBIRD.\n');

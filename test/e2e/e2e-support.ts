@@ -57,11 +57,14 @@ export function e2eCatalog(upstreams: { anthropic?: FakeUpstream; openai?: FakeU
       {
         name: 'm-anthropic',
         display_name: 'Anthropic via fake',
+        // What Claude Code and Anthropic clients send when no --model is given.
+        aliases: ['claude-*', 'anthropic-default'],
         routes: allTiers({ provider: 'fake-claude', model: 'claude-fake' }),
       },
       {
         name: 'm-openai',
         display_name: 'OpenAI via fake',
+        aliases: ['gpt-*'],
         default_max_tokens: 777,
         routes: allTiers({ provider: 'fake-gpt', model: 'gpt-fake', unify: OPENAI_UNIFY }),
       },
@@ -73,6 +76,7 @@ export function e2eCatalog(upstreams: { anthropic?: FakeUpstream; openai?: FakeU
       {
         name: 'm-extra',
         display_name: 'Another mock',
+        aliases: ['extra-*'],
         routes: allTiers({ provider: 'sim', model: 'sim-extra' }),
       },
     ],

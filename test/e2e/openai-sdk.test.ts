@@ -214,7 +214,7 @@ describe('e2e: official OpenAI client', function () {
     });
 
     it('an unknown model → NotFoundError (404)', async () => {
-      await refusal(() => client.chat.completions.create(ask('gpt-nonexistent')), OpenAI.NotFoundError, 404, 'not_found_error');
+      await refusal(() => client.chat.completions.create(ask('no-such-model')), OpenAI.NotFoundError, 404, 'not_found_error');
     });
 
     it('an empty messages array → BadRequestError (400) naming messages', async () => {

@@ -24,6 +24,7 @@ function usageRecord(item: UsageItem): UsageRecordType {
     requestId: item.request_id,
     apiKeyId: item.api_key_id,
     model: item.model,
+    requestedModel: item.requested_model,
     routedModel: item.routed_model,
     provider: item.provider,
     form: item.form,

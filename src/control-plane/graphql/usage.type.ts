@@ -60,8 +60,11 @@ export class UsageRecordType {
   @Field(() => ID)
   apiKeyId!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The neutral catalog model of the call.' })
   model!: string;
+
+  @Field(() => String, { description: 'The model name the caller sent: the neutral name or one of its aliases.' })
+  requestedModel!: string;
 
   @Field(() => String, { nullable: true })
   routedModel!: string | null;

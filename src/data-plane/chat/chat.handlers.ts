@@ -59,7 +59,7 @@ export function chatHandlers(pipeline: Pipeline, catalog: Catalog, serve: ServeO
     createChatCompletion: async ({ request, reply, body }) => {
       const chat = body as ChatCompletionRequest;
       const ctx = callContext(request, reply, 'chat_completions');
-      const defaultMaxTokens = catalog.modelsByName.get(chat.model)?.defaultMaxTokens ?? 4096;
+      const defaultMaxTokens = catalog.resolveModel(chat.model)?.defaultMaxTokens ?? 4096;
       const call = await pipeline.start(ctx, chatInbound(chat, defaultMaxTokens));
       await serveCall(call, chat.stream_options?.include_usage === true ? withUsage : withoutUsage, reply, request.id, serve);
       return reply;

@@ -37,7 +37,8 @@ export function modelsHandlers(catalog: Catalog): Record<string, DataPlaneHandle
     },
     getModel: async ({ request, params }) => {
       const key = authenticatedKey(request);
-      const model = catalog.modelsByName.get(params.model_id!);
+      // An alias answers as the neutral model it stands for; lists name neutral models only.
+      const model = catalog.resolveModel(params.model_id!);
       if (!model || !key.modelScope.has(model.name)) throw new AppError('not_found', 'model_not_found', `model "${params.model_id}" not found`);
       return request.headers['anthropic-version'] ? anthropicModel(model) : openaiModel(model);
     },

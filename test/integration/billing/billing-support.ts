@@ -206,6 +206,7 @@ export function usageInput(
     apiKeyId: options.apiKeyId,
     form: 'messages',
     model: 'tsxt-general',
+    requestedModel: 'tsxt-general',
     routedModel: 'sim-medium',
     provider: 'sim',
     routeTier: 'standard',

@@ -274,6 +274,64 @@ describe('model catalog', () => {
     });
   });
 
+  describe('model aliases', () => {
+    const withModels = (models: Array<Record<string, unknown>>) => {
+      const json = example();
+      const routes = json.models[0].routes;
+      json.models = models.map((model) => ({ routes, ...model }));
+      return json;
+    };
+
+    it('resolves a neutral name, an exact alias, then the most specific glob, earlier models winning ties', () => {
+      const catalog = parseCatalog(
+        withModels([
+          { name: 'general', aliases: ['claude-*', 'gpt-4o', 'gpt-*'] },
+          { name: 'fast', aliases: ['claude-*haiku*', 'gpt-*mini*'] },
+          { name: 'other', aliases: ['gpt-*'] },
+        ]),
+        {},
+        'aliases.json',
+      );
+      const resolved = (name: string) => catalog.resolveModel(name)?.name;
+      expect(resolved('general')).to.equal('general');
+      expect(resolved('fast')).to.equal('fast');
+      expect(resolved('gpt-4o')).to.equal('general');
+      expect(resolved('claude-opus-5-5')).to.equal('general');
+      expect(resolved('claude-haiku-4-5-20251001')).to.equal('fast');
+      expect(resolved('gpt-4o-mini')).to.equal('fast');
+      expect(resolved('gpt-5')).to.equal('general');
+      expect(resolved('llama-3')).to.equal(undefined);
+      // A glob matches the whole name; its other characters are literal.
+      expect(resolved('xclaude-opus')).to.equal(undefined);
+      expect(parseCatalog(withModels([{ name: 'a', aliases: ['v1.5*'] }]), {}, 'x').resolveModel('v105')).to.equal(undefined);
+      expect(catalog.modelsByName.has('claude-opus-5-5'), 'aliases are no model names').to.equal(false);
+    });
+
+    it('refuses aliases that are model names, exact aliases of two models, match-everything globs and white space, naming the path', () => {
+      const cases: Array<[Array<Record<string, unknown>>, string]> = [
+        [[{ name: 'a', aliases: ['b'] }, { name: 'b' }], 'models[0].aliases[0]: is the name of another model ("b")'],
+        [[{ name: 'a', aliases: ['a'] }], 'models[0].aliases[0]: is the model’s own name'],
+        [[{ name: 'a', aliases: ['gpt-4o'] }, { name: 'b', aliases: ['gpt-4o'] }], 'models[1].aliases[0]: is already an alias of models[0]'],
+        [[{ name: 'a', aliases: ['**'] }], 'models[0].aliases[0]: matches every name'],
+        [[{ name: 'a', aliases: ['gpt 4'] }], 'models[0].aliases[0]: must be a model name or a glob'],
+        [[{ name: 'a', aliases: 'gpt-*' }], 'models[0].aliases: must be an array'],
+      ];
+      for (const [models, message] of cases) {
+        expect(errorOf(() => parseCatalog(withModels(models), {}, 'aliases.json')).message).to.contain(message);
+      }
+    });
+
+    it('gives the built-in catalog the vendor names clients send by default', () => {
+      const catalog = builtinCatalog({});
+      expect(catalog.resolveModel('claude-opus-5-5')?.name).to.equal('tsxt-general');
+      expect(catalog.resolveModel('claude-sonnet-4-6')?.name).to.equal('tsxt-general');
+      expect(catalog.resolveModel('claude-haiku-4-5-20251001')?.name).to.equal('tsxt-fast');
+      expect(catalog.resolveModel('gpt-4o')?.name).to.equal('tsxt-general');
+      expect(catalog.resolveModel('gpt-4o-mini')?.name).to.equal('tsxt-fast');
+      expect(catalog.resolveModel('tsxt-code')?.name).to.equal('tsxt-code');
+    });
+  });
+
   describe('tier fallback', () => {
     it('borrows from the nearest tier, the higher one on a tie', () => {
       expect(fallbackOrder('light')).to.deep.equal(['standard', 'heavy', 'thinking']);

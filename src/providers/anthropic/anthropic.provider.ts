@@ -3,7 +3,8 @@ import type { CanonicalEvent } from '../../data-plane/canonical';
 import { streamOverHttp, type HttpProtocol } from '../http-protocol';
 import { UpstreamError, type ProviderAdapter, type ProviderCall } from '../provider';
 import { isRecord, parseEventData, UpstreamPool } from '../upstream-http';
-import { anthropicBody, AnthropicStreamMapper, countTokensBody, fromAnthropicMessage } from './anthropic.mapper';
+import { anthropicBody, countTokensBody } from './anthropic-request.mapper';
+import { AnthropicStreamMapper, fromAnthropicMessage } from './anthropic.mapper';
 
 /** Sent when the caller named no version (a call from the chat form, or an old client). */
 export const ANTHROPIC_VERSION = '2023-06-01';

@@ -4,7 +4,8 @@ import type { CanonicalEvent } from '../../data-plane/canonical';
 import { streamOverHttp, type HttpProtocol } from '../http-protocol';
 import { UpstreamError, type ProviderAdapter, type ProviderCall } from '../provider';
 import { parseEventData, UpstreamPool } from '../upstream-http';
-import { fromOpenAiCompletion, openAiBody, OpenAiStreamMapper } from './openai.mapper';
+import { openAiBody } from './openai-request.mapper';
+import { fromOpenAiCompletion, OpenAiStreamMapper } from './openai.mapper';
 
 const OPENAI: HttpProtocol = {
   path: '/chat/completions',

@@ -1,11 +1,7 @@
 import { expect } from 'chai';
 import type { CanonicalEvent } from '../../../src/data-plane/canonical';
-import {
-  AnthropicStreamMapper,
-  fromAnthropicMessage,
-  thinkingBudget,
-  toAnthropicRequest,
-} from '../../../src/providers/anthropic/anthropic.mapper';
+import { thinkingBudget, toAnthropicRequest } from '../../../src/providers/anthropic/anthropic-request.mapper';
+import { AnthropicStreamMapper, fromAnthropicMessage } from '../../../src/providers/anthropic/anthropic.mapper';
 import { UpstreamError } from '../../../src/providers/provider';
 import { canonicalRequest, fakeDeployment } from '../../support/fake-upstreams';
 import { collect, fixture, parseChunks, textOf, twoWaySplits, utf8 } from './canonical-events';

@@ -1,11 +1,7 @@
 import { expect } from 'chai';
 import type { CanonicalEvent } from '../../../src/data-plane/canonical';
-import {
-  fromOpenAiCompletion,
-  OpenAiStreamMapper,
-  toOpenAiRequest,
-  toStopReason,
-} from '../../../src/providers/openai/openai.mapper';
+import { toOpenAiRequest } from '../../../src/providers/openai/openai-request.mapper';
+import { fromOpenAiCompletion, OpenAiStreamMapper, toStopReason } from '../../../src/providers/openai/openai.mapper';
 import { UpstreamError } from '../../../src/providers/provider';
 import { canonicalRequest, fakeDeployment } from '../../support/fake-upstreams';
 import { collect, fixture, parseChunks, textOf, twoWaySplits, utf8 } from './canonical-events';

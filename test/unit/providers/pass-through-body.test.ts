@@ -5,8 +5,8 @@ import { expect } from 'chai';
 import { decodeChatRequest, type ChatCompletionRequest } from '../../../src/data-plane/chat/chat.decoder';
 import { decodeMessagesRequest, type MessagesRequest } from '../../../src/data-plane/messages/messages.decoder';
 import { AppError } from '../../../src/errors';
-import { anthropicBody } from '../../../src/providers/anthropic/anthropic.mapper';
-import { openAiBody } from '../../../src/providers/openai/openai.mapper';
+import { anthropicBody } from '../../../src/providers/anthropic/anthropic-request.mapper';
+import { openAiBody } from '../../../src/providers/openai/openai-request.mapper';
 import { fakeDeployment } from '../../support/fake-upstreams';
 
 const claude = fakeDeployment('anthropic', { model: 'claude-up' });

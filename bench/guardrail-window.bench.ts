@@ -2,7 +2,7 @@
 // window they impose (DESIGN §8: added latency is bounded by the window, and
 // measured). Run: node --import ./src/compat/node20.mjs --import tsx bench/guardrail-window.bench.ts
 import { performance } from 'node:perf_hooks';
-import { createGuardrails, defaultDetectors, outputWindowSize, resolvePolicies } from '../src/guardrails';
+import { createGuardrails, defaultDetectors, resolvePolicies } from '../src/guardrails';
 
 const DELTA_CHARS = 20;
 const DELTAS = 200_000;
@@ -35,7 +35,6 @@ function measure(label: string, pieces: readonly string[]): void {
   process.stdout.write(`${label}: ${nsPerDelta} ns per ${DELTA_CHARS}-char delta (${pieces.length} deltas, ${released} chars released)\n`);
 }
 
-process.stdout.write(`window: ${outputWindowSize(defaultDetectors(['forbidden']))} chars held back per content block\n`);
 measure('plain prose', deltas(PROSE));
 // Every ~250 chars an address and a phone number: the e-mail detector's "@" shortcut no longer applies and matches are redacted.
 measure('prose with PII', deltas(`${PROSE}Mail ops@example.com or call 13800138000. `));

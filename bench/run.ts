@@ -468,6 +468,8 @@ async function main(): Promise<void> {
 let exitCode = 0;
 try {
   await main();
+  // The streamed output guardrails' own added latency and CPU, measured in this process (bench/guardrail-ttft.bench.ts).
+  await (await import('./guardrail-ttft.bench')).runGuardrailStreamBench();
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   exitCode = 1;

@@ -11,39 +11,46 @@ export interface DetectorMatch {
 }
 
 /**
- * Contract the streaming output filter relies on (it rescans only the tail of
- * a growing text, never the whole of it):
- * - no match is longer than `maxMatchLength`, except an open-ended match
- *   (see `openMatchStart`), whose opening marker is;
+ * Contract the streaming output filter relies on. It releases text as soon as
+ * no match can still start in it, and resumes each detector's scan where the
+ * last decided match ended, never rescanning the whole text:
  * - whether `[start, end)` matches may depend on at most one character either
  *   side of it (lookbehind / negative lookahead), and the end of the text
  *   counts as a boundary, so a match is reported as soon as its text is there;
  * - a candidate rejected by a check (checksum, date) does not hide a match
- *   starting inside it.
+ *   starting inside it;
+ * - `find(text, from)` returns what `find(text)` returns from `from` on,
+ *   whenever no match of `find(text)` starts before `from` and ends after it;
+ * - `holdFrom` never answers later than a position where `find` could, with
+ *   more text, report a match that it does not report now or report it
+ *   differently.
  */
 export interface Detector {
   /** Stable rule name, used in policies, hit counts, errors and redaction markers. */
   rule: string;
   category: DetectorCategory;
   /**
-   * Longest text a bounded match (or an opening marker) can span, in chars:
-   * what sizes the streaming hold-back window.
+   * Every match starting at or after `from` (default 0), leftmost first, none
+   * inside another; the text before `from` is only context (lookbehind). An
+   * open-ended match is reported whole when its closing marker is in the
+   * text, else as its opening marker alone.
    */
-  maxMatchLength: number;
+  find(text: string, from?: number): DetectorMatch[];
   /**
-   * Every match, leftmost first, none inside another. An open-ended match is
-   * reported whole when its closing marker is in the text, else as its
-   * opening marker alone.
+   * The earliest offset at or after `from` where a match could start that
+   * more text could still complete, extend or cancel: the start of an
+   * unfinished digit run, address, key or listed phrase, or of a complete one
+   * that the next char could still change. `text.length` when there is none.
+   * The streaming filter holds back text from there on and releases the rest.
    */
-  find(text: string): DetectorMatch[];
+  holdFrom(text: string, from: number): number;
   /**
    * For detectors with open-ended matches (a PEM private key: a short BEGIN
    * line, then a body of any length up to its END line): the start of the
-   * first opening marker in `text` that no closing marker follows, or null.
-   * Whatever follows that start, to the end of the text, is treated as part
-   * of the match: a key cut off mid-body is still a key (fail closed). The
-   * output filter holds text back from that start until the closing marker
-   * arrives or the block ends, however long that is.
+   * first opening marker at or after `from` that no closing marker follows,
+   * or null. Whatever follows that start, to the end of the text, is treated
+   * as part of the match: a key cut off mid-body is still a key (fail
+   * closed). `holdFrom` answers that start until the closing marker arrives.
    */
-  openMatchStart?(text: string): number | null;
+  openMatchStart?(text: string, from?: number): number | null;
 }

@@ -47,16 +47,6 @@ export interface Guardrails {
   inputInspector(): InputInspector;
   /** One per streamed answer. */
   createOutputFilter(): OutputFilter;
-  /** Chars of text the output filter holds back per content block. */
-  readonly outputWindow: number;
-}
-
-/**
- * Chars the output filter holds back so that any bounded match (and any
- * opening marker of an open-ended one) is whole inside what it holds.
- */
-export function outputWindowSize(detectors: readonly Detector[]): number {
-  return Math.max(0, ...detectors.map((detector) => detector.maxMatchLength - 1));
 }
 
 export function createGuardrails({ detectors, policies }: GuardrailsOptions): Guardrails {
@@ -69,11 +59,9 @@ export function createGuardrails({ detectors, policies }: GuardrailsOptions): Gu
     const policy = policies[detector.rule] ?? DEFAULT_POLICY_BY_CATEGORY[detector.category];
     if (policy !== 'off') active.push({ detector, policy });
   }
-  const window = outputWindowSize(active.map(({ detector }) => detector));
   return {
     inputInspector: () => createInputInspector(active),
-    createOutputFilter: () => createOutputFilter(active, window),
-    outputWindow: window,
+    createOutputFilter: () => createOutputFilter(active),
   };
 }
 

@@ -28,7 +28,6 @@ export {
 export {
   GuardrailBlockedError,
   createGuardrails,
-  outputWindowSize,
   type Guardrails,
   type GuardrailsOptions,
   type InputInspector,

@@ -1,18 +1,24 @@
 // The streamed side of the guardrails. Upstream text arrives in arbitrary
-// pieces; a match may be split across any number of them. Each content block
-// keeps back its trailing `window` chars (longest bounded match - 1) and
-// releases the rest, so a split match is always whole inside what is held.
-// Each push only rescans, per detector, the tail where that detector's
-// matches can still change, never the whole accumulated text.
+// pieces, and a match may be split across any number of them. A content block
+// releases its text as soon as no match of a redact or block rule can still
+// start in it: each detector names the earliest place in the tail where one
+// could still be under way (`holdFrom`: the current digit run, e-mail local
+// part, key prefix, or the longest suffix that begins a listed phrase), and
+// only text from the earliest such place on is held. Ordinary prose goes out
+// with the delta that brought it; a suspicious run is held until it completes
+// (then it is masked, or the message is blocked) or ends without matching
+// (then it goes out as it was). Flag rules change no text and hold nothing.
 //
-// An open-ended match (a PEM private key) is the exception: once its opening
-// marker is seen, everything from the marker on is held until the closing
-// marker arrives (then it is one match, however long) or the block ends
+// Each detector's scan resumes at its own frontier: every match before it is
+// known and final, and none crosses it. A push scans from there, never the
+// whole accumulated text.
+//
+// An open-ended match (a PEM private key) is held from its BEGIN line until
+// its END line arrives (then it is one match, however long) or the block ends
 // (then the whole held tail is the match: fail closed).
 import type { CanonicalEvent } from '../data-plane/canonical';
-import type { Detector } from './detector.types';
 import type { ActivePolicy } from './guardrail-policy';
-import { applyRedactions, type ActiveDetector, type RuleMatch } from './text-scanner';
+import { applyRedactions, wholeTextMatches, type ActiveDetector, type RuleMatch } from './text-scanner';
 
 /**
  * An open match is checked for its closing marker on every push, a scan of
@@ -35,20 +41,6 @@ export interface OutputFilter {
 
 type TextEventType = 'text_delta' | 'thinking_delta' | 'tool_input_delta';
 
-interface TrackedMatch extends RuleMatch {
-  /** The detector's maxMatchLength: once that much text follows `start`, the match cannot change. */
-  maxLength: number;
-  /** Final, counted, and its policy applied. */
-  settled: boolean;
-}
-
-/** An open-ended match whose closing marker has not arrived: text from `start` on is held. */
-interface OpenMatch {
-  detector: Detector;
-  policy: ActivePolicy;
-  start: number;
-}
-
 interface BlockText {
   index: number;
   type: TextEventType;
@@ -60,19 +52,22 @@ interface BlockText {
   releasable: number;
   released: number;
   ended: boolean;
-  matches: TrackedMatch[];
-  open: OpenMatch | null;
+  /** Per active detector, the absolute offset its next scan starts from. */
+  frontiers: number[];
+  /** Final `redact` matches not yet wholly released. */
+  redactions: RuleMatch[];
 }
 
 /**
  * Output order is input order: text of a block (up to what had arrived by
- * then) and other events queue up, and an event waits for the text before it
- * to be released, so e.g. a usage event never overtakes held text.
+ * then) and other events, of any type, queue up, and an event waits for the
+ * text before it to be released, so e.g. a usage event never overtakes held
+ * text.
  */
 type Pending = { kind: 'text'; index: number; end: number } | { kind: 'event'; event: CanonicalEvent };
 
-export function createOutputFilter(detectors: readonly ActiveDetector[], window: number): OutputFilter {
-  return new StreamOutputFilter(detectors, window);
+export function createOutputFilter(detectors: readonly ActiveDetector[]): OutputFilter {
+  return new StreamOutputFilter(detectors);
 }
 
 class StreamOutputFilter implements OutputFilter {
@@ -82,11 +77,12 @@ class StreamOutputFilter implements OutputFilter {
   /** Blocks whose block_start went out and whose block_stop has not. */
   private readonly openBlocks = new Set<number>();
   private pending: Pending[] = [];
+  /** Indexes of the detectors whose matches change the text: only they hold text back. */
+  private readonly holding: number[];
 
-  constructor(
-    private readonly detectors: readonly ActiveDetector[],
-    private readonly window: number,
-  ) {}
+  constructor(private readonly detectors: readonly ActiveDetector[]) {
+    this.holding = detectors.flatMap(({ policy }, i) => (policy === 'flag' ? [] : [i]));
+  }
 
   get hits(): Readonly<Record<string, number>> {
     return this.hitCounts;
@@ -133,15 +129,13 @@ class StreamOutputFilter implements OutputFilter {
     if (text.length === 0) return;
     let block = this.blocks.get(index);
     if (block === undefined) {
-      block = { index, type, text: '', base: 0, length: 0, releasable: 0, released: 0, ended: false, matches: [], open: null };
+      const frontiers = this.detectors.map(() => 0);
+      block = { index, type, text: '', base: 0, length: 0, releasable: 0, released: 0, ended: false, frontiers, redactions: [] };
       this.blocks.set(index, block);
     }
-    const previousLength = block.length;
     block.text += text;
     block.length += text.length;
-    this.rescan(block, previousLength);
-    this.trackOpenMatch(block, previousLength);
-    this.settle(block);
+    for (let i = 0; i < this.detectors.length && this.blockedBy === null; i++) this.advance(block, i);
     this.updateReleasable(block);
     const last = this.pending.at(-1);
     if (last?.kind === 'text' && last.index === index) last.end = block.length;
@@ -149,84 +143,40 @@ class StreamOutputFilter implements OutputFilter {
   }
 
   /**
-   * A match starting at or after `previousLength - maxMatchLength` may have
-   * been extended, cut short or not yet visible; those are dropped and found
-   * again. Earlier ones are settled and kept. The scan starts one more
-   * maxMatchLength (+1 for lookbehind) earlier, so that a spurious match at
-   * the very start of the slice, where the lookbehind cannot see, ends before
-   * the region that counts and cannot hide a real one. A match found inside
-   * a kept match of the same rule is that match seen from its middle (a
-   * token-like run in the body of a long private key) and is dropped.
+   * Scans detector `i` from its frontier: matches that start before the
+   * earliest place where one could still be under way are final (counted,
+   * and kept for redaction); the frontier moves up to that place. A final
+   * match hides whatever could start inside it, as in a whole-text scan, so
+   * the search for the next open place resumes at its end.
    */
-  private rescan(block: BlockText, previousLength: number): void {
-    for (const { detector, policy } of this.detectors) {
-      const maxLength = detector.maxMatchLength;
-      const { acceptFrom, scanFrom } = rescanBounds(block, previousLength, maxLength);
-      const found = detector.find(block.text.slice(scanFrom - block.base));
-      if (block.matches.length > 0) {
-        block.matches = block.matches.filter((match) => match.rule !== detector.rule || match.start < acceptFrom);
+  private advance(block: BlockText, i: number): void {
+    const { detector, policy } = this.detectors[i] as ActiveDetector;
+    const { text, base } = block;
+    const from = (block.frontiers[i] as number) - base;
+    if (text.length - from > OPEN_MATCH_CHECK_LIMIT) return;
+    if (detector.openMatchStart !== undefined) {
+      const open = detector.openMatchStart(text, from);
+      // Whatever follows an opening marker, the rule has matched.
+      if (open !== null && policy === 'block') {
+        this.count(detector.rule, policy);
+        return;
       }
-      const kept = block.matches.filter((match) => match.rule === detector.rule && match.end > acceptFrom);
-      for (const { start, end } of found) {
-        if (scanFrom + start < acceptFrom) continue;
-        if (kept.some((match) => scanFrom + start > match.start && scanFrom + start < match.end)) continue;
-        block.matches.push({
-          rule: detector.rule,
-          policy,
-          start: scanFrom + start,
-          end: scanFrom + end,
-          maxLength,
-          settled: false,
-        });
-      }
+      // Still waiting for the closing marker of the match the frontier is at.
+      if (open === from) return;
     }
+    const found = detector.find(text, from);
+    let hold = detector.holdFrom(text, from);
+    for (const match of found) {
+      if (match.start >= hold) break;
+      this.decide(block, detector.rule, policy, base + match.start, base + match.end);
+      if (match.end > hold) hold = detector.holdFrom(text, match.end);
+    }
+    block.frontiers[i] = base + wholeCodePoints(text, hold);
   }
 
-  /**
-   * Opens an open-ended match when a detector reports an opening marker
-   * without its closing one in the rescanned tail; closes it (as one whole
-   * match) once the closing marker is there.
-   */
-  private trackOpenMatch(block: BlockText, previousLength: number): void {
-    const open = block.open;
-    if (open === null) {
-      block.open = this.findOpenMatch(block, previousLength);
-      if (block.open?.policy === 'block') this.count(block.open.detector.rule, 'block');
-      return;
-    }
-    if (block.length - open.start > OPEN_MATCH_CHECK_LIMIT) return;
-    const held = block.text.slice(open.start - block.base);
-    const stillOpen = open.detector.openMatchStart?.(held) ?? null;
-    if (stillOpen === 0) return;
-    const whole = open.detector.find(held)[0];
-    // A detector that says the match is closed but cannot find it: keep holding (fail closed).
-    if (whole === undefined || whole.start !== 0) return;
-    const rule = open.detector.rule;
-    const end = open.start + whole.end;
-    block.matches = block.matches.filter((match) => match.rule !== rule || match.start < open.start || match.start >= end);
-    block.matches.push({ rule, policy: open.policy, start: open.start, end, maxLength: open.detector.maxMatchLength, settled: false });
-    // Another opening marker after this one's end, still unclosed.
-    block.open = stillOpen === null ? null : { ...open, start: open.start + stillOpen };
-  }
-
-  /** The earliest unclosed opening marker in the tail this push rescanned, if any. */
-  private findOpenMatch(block: BlockText, previousLength: number): OpenMatch | null {
-    let earliest: OpenMatch | null = null;
-    for (const { detector, policy } of this.detectors) {
-      if (detector.openMatchStart === undefined) continue;
-      const { scanFrom } = rescanBounds(block, previousLength, detector.maxMatchLength);
-      const start = detector.openMatchStart(block.text.slice(scanFrom - block.base));
-      if (start === null) continue;
-      // The window holds any opening marker whole, so it cannot start in released text; clamp all the same.
-      const absolute = Math.max(block.released, scanFrom + start);
-      if (earliest === null || absolute < earliest.start) earliest = { detector, policy, start: absolute };
-    }
-    return earliest;
-  }
-
-  /** Whether a match is swallowed by the block's open match (and so neither counted nor redacted on its own). */
-  private insideOpen(block: BlockText, match: TrackedMatch): boolean {
-    return block.open !== null && match.rule === block.open.detector.rule && match.start >= block.open.start;
+  private decide(block: BlockText, rule: string, policy: ActivePolicy, start: number, end: number): void {
+    this.count(rule, policy);
+    if (policy === 'redact') block.redactions.push({ rule, policy, start, end });
   }
 
   private count(rule: string, policy: ActivePolicy): void {
@@ -234,44 +184,37 @@ class StreamOutputFilter implements OutputFilter {
     if (policy === 'block' && this.blockedBy === null) this.blockedBy = rule;
   }
 
-  private settle(block: BlockText): void {
-    for (const match of block.matches) {
-      if (match.settled || this.insideOpen(block, match) || (!block.ended && match.start >= block.length - match.maxLength)) continue;
-      match.settled = true;
-      this.count(match.rule, match.policy);
-    }
-  }
-
-  /** Releasable up to the window, but never into a match that is unsettled or would be cut in two. */
+  /** Releasable up to the earliest frontier of a holding rule, but never into a redaction or a surrogate pair. */
   private updateReleasable(block: BlockText): void {
-    let cut = Math.max(block.released, block.length - this.window);
-    if (block.open !== null) cut = Math.min(cut, Math.max(block.released, block.open.start));
+    let cut = block.length;
+    for (const i of this.holding) cut = Math.min(cut, block.frontiers[i] as number);
     for (let moved = true; moved; ) {
       moved = false;
-      for (const match of block.matches) {
-        if (match.start < cut && (match.end > cut || !match.settled) && match.start >= block.released) {
+      for (const match of block.redactions) {
+        if (match.start < cut && match.end > cut) {
           cut = match.start;
           moved = true;
         }
       }
     }
-    block.releasable = cut;
+    block.releasable = Math.max(block.released, block.base + wholeCodePoints(block.text, cut - block.base));
   }
 
+  /** The block has ended: what is left from each frontier is scanned as the end of a whole text. */
   private finish(block: BlockText): void {
     block.ended = true;
-    const open = block.open;
-    if (open !== null) {
-      // The block ended inside the open match: all of the held tail is the match.
-      block.open = null;
-      const rule = open.detector.rule;
-      block.matches = block.matches.filter((match) => match.rule !== rule || match.start < open.start);
-      // A blocking open match was counted, and ended the message, when it opened.
-      if (open.policy !== 'block') {
-        block.matches.push({ rule, policy: open.policy, start: open.start, end: block.length, maxLength: open.detector.maxMatchLength, settled: false });
+    const { text, base } = block;
+    for (let i = 0; i < this.detectors.length && this.blockedBy === null; i++) {
+      const { detector, policy } = this.detectors[i] as ActiveDetector;
+      const from = (block.frontiers[i] as number) - base;
+      if (text.length - from > OPEN_MATCH_CHECK_LIMIT) {
+        // The check limit was passed inside an open match: all of the held tail is the match.
+        this.decide(block, detector.rule, policy, base + from, block.length);
+      } else {
+        for (const match of wholeTextMatches(detector, text, from)) this.decide(block, detector.rule, policy, base + match.start, base + match.end);
       }
+      block.frontiers[i] = block.length;
     }
-    this.settle(block);
     block.releasable = block.length;
   }
 
@@ -308,21 +251,31 @@ class StreamOutputFilter implements OutputFilter {
     // An event queued inside a redacted span goes out after the whole marker.
     for (let moved = true; moved; ) {
       moved = false;
-      for (const match of block.matches) {
-        if (match.policy === 'redact' && match.start < target && match.end > target) {
+      for (const match of block.redactions) {
+        if (match.start < target && match.end > target) {
           target = match.end;
           moved = true;
         }
       }
     }
+    // An event queued between the halves of a surrogate pair goes out after the pair.
+    if (target < block.releasable && isHighSurrogate(block.text.charCodeAt(target - 1 - block.base))) target++;
     if (target <= block.released) return;
     const raw = block.text.slice(block.released - block.base, target - block.base);
-    const text = block.matches.length === 0 ? raw : applyRedactions(raw, block.matches.filter((m) => m.start < target), block.released);
+    const text = block.redactions.length === 0 ? raw : applyRedactions(raw, block.redactions.filter((m) => m.start < target), block.released);
     out.push(textEvent(block.type, block.index, text));
     block.released = target;
-    if (block.matches.length > 0) block.matches = block.matches.filter((match) => match.end > target || !match.settled);
-    // Keep enough released text as left context for the next rescan; drop the rest in batches.
-    const keepFrom = Math.min(block.released, block.length - 2 * this.window - 4);
+    if (block.redactions.length > 0) block.redactions = block.redactions.filter((match) => match.end > target);
+    this.dropScannedText(block);
+  }
+
+  /** Keeps the unreleased text and, before it, what the detectors still scan from; drops the rest in batches. */
+  private dropScannedText(block: BlockText): void {
+    let keepFrom = block.released;
+    for (const frontier of block.frontiers) {
+      // A detector past the check limit no longer reads its text (one char before a frontier is lookbehind context).
+      if (block.length - frontier <= OPEN_MATCH_CHECK_LIMIT) keepFrom = Math.min(keepFrom, frontier - 1);
+    }
     if (keepFrom - block.base > 1024) {
       block.text = block.text.slice(keepFrom - block.base);
       block.base = keepFrom;
@@ -341,10 +294,13 @@ class StreamOutputFilter implements OutputFilter {
   }
 }
 
-/** Where a detector's matches may have changed since `previousLength` chars, and where to scan from to see them. */
-function rescanBounds(block: BlockText, previousLength: number, maxLength: number): { acceptFrom: number; scanFrom: number } {
-  const acceptFrom = Math.max(block.released, previousLength - maxLength);
-  return { acceptFrom, scanFrom: Math.max(block.base, acceptFrom - maxLength - 1) };
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** `offset`, or one less when it would cut a surrogate pair (its first half is the last char before it). */
+function wholeCodePoints(text: string, offset: number): number {
+  return offset > 0 && isHighSurrogate(text.charCodeAt(offset - 1)) ? offset - 1 : offset;
 }
 
 function afterBlock(event: CanonicalEvent): CanonicalEvent[] {

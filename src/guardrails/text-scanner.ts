@@ -1,4 +1,4 @@
-import type { Detector } from './detector.types';
+import type { Detector, DetectorMatch } from './detector.types';
 import type { ActivePolicy } from './guardrail-policy';
 
 /** A detector together with the policy in force for its rule. */
@@ -20,19 +20,23 @@ export function redactionMarker(rule: string): string {
 }
 
 /**
- * Every match of every detector in `text`, in detector order. An open-ended
+ * One detector's matches in a whole text, from `from` on. An open-ended
  * match left unterminated runs to the end of the text and takes in the
- * detector's own later matches, as the output filter does with a block that
- * ends inside one.
+ * detector's own later matches: the input check and a streamed block that
+ * ends inside one see the same thing.
  */
+export function wholeTextMatches(detector: Detector, text: string, from = 0): DetectorMatch[] {
+  const found = detector.find(text, from);
+  const open = detector.openMatchStart?.(text, from) ?? null;
+  if (open === null) return found;
+  return [...found.filter((match) => match.start < open), { start: open, end: text.length }];
+}
+
+/** Every match of every detector in `text`, in detector order. */
 export function scanText(text: string, detectors: readonly ActiveDetector[]): RuleMatch[] {
   const matches: RuleMatch[] = [];
   for (const { detector, policy } of detectors) {
-    const open = detector.openMatchStart?.(text) ?? null;
-    for (const { start, end } of detector.find(text)) {
-      if (open === null || start < open) matches.push({ rule: detector.rule, policy, start, end });
-    }
-    if (open !== null) matches.push({ rule: detector.rule, policy, start: open, end: text.length });
+    for (const { start, end } of wholeTextMatches(detector, text)) matches.push({ rule: detector.rule, policy, start, end });
   }
   return matches;
 }

@@ -1,5 +1,6 @@
 import type { Detector } from '../detector.types';
 import { MOBILE_DIGITS } from './cn-mobile.detector';
+import { alt, assert, char, earliestOpenStart, findRegExp, openPrefixRegExp, optional, repeat, seq } from './pattern.util';
 import { regexMatches } from './regex-scan.util';
 
 // Payment card numbers: 13-19 digits, plain or grouped by fours, passing Luhn.
@@ -7,7 +8,19 @@ import { regexMatches } from './regex-scan.util';
 // is really a mobile number with its country code is left to cn-mobile; from
 // 16 digits on (ID-card length included) a Luhn-valid number is treated as a
 // card, as issuers do use those lengths. A trailing X belongs to an ID number.
-const PATTERN = /(?<!\d)(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2,3}(?:[ -]\d{1,4})?)(?![\dXx])/g;
+const DIGIT = char('\\d');
+const SEPARATOR = char('[ -]');
+const CARD = seq(
+  assert('(?<!\\d)'),
+  alt(
+    repeat(DIGIT, 13, 19),
+    seq(repeat(DIGIT, 4, 4), repeat(seq(SEPARATOR, repeat(DIGIT, 4, 4)), 2, 3), optional(seq(SEPARATOR, repeat(DIGIT, 1, 4)))),
+  ),
+  assert('(?![\\dXx])'),
+);
+const PATTERN = findRegExp(CARD);
+// Luhn is left out: a run is held until it is long enough to check.
+const OPEN = openPrefixRegExp(CARD);
 
 /** True when the digit string passes the Luhn (mod 10) check. */
 export function passesLuhn(digits: string): boolean {
@@ -31,7 +44,7 @@ function isCardNumber(digits: string): boolean {
   return passesLuhn(digits);
 }
 
-const SEPARATOR = /[ -]/g;
+const SEPARATORS = /[ -]/g;
 
 /**
  * A grouped run may carry a trailing group that is not part of the card
@@ -40,7 +53,7 @@ const SEPARATOR = /[ -]/g;
  */
 function longestCardPrefix(candidate: string): number | false {
   for (let end = candidate.length; end > 0; end = Math.max(candidate.lastIndexOf(' ', end - 1), candidate.lastIndexOf('-', end - 1))) {
-    if (isCardNumber(candidate.slice(0, end).replace(SEPARATOR, ''))) return end;
+    if (isCardNumber(candidate.slice(0, end).replace(SEPARATORS, ''))) return end;
   }
   return false;
 }
@@ -48,9 +61,10 @@ function longestCardPrefix(candidate: string): number | false {
 export const bankCardDetector: Detector = {
   rule: 'bank-card',
   category: 'pii',
-  // 19 digits in groups 4-4-4-4-3: four separators
-  maxMatchLength: 23,
-  find(text) {
-    return regexMatches(PATTERN, text, (match) => longestCardPrefix(match[0]));
+  find(text, from) {
+    return regexMatches(PATTERN, text, (match) => longestCardPrefix(match[0]), from);
+  },
+  holdFrom(text, from) {
+    return earliestOpenStart(OPEN, text, from);
   },
 };

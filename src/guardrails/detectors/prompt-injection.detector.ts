@@ -1,9 +1,11 @@
 import type { Detector } from '../detector.types';
-import { escapeRegExp, regexMatches } from './regex-scan.util';
+import { alt, assert, char, earliestOpenStart, findRegExp, literal, openPrefixRegExp, optional, repeat, seq, type Pattern } from './pattern.util';
+import { regexMatches } from './regex-scan.util';
 
 // Known jailbreak / prompt-injection phrasings, English and Chinese. Phrases
-// are written as word slots rather than raw regexes so that the longest
-// possible match (which sizes the streaming window) is computed, not guessed.
+// are written as word slots rather than raw regexes so that one definition
+// gives both the finder and the streaming hold rule (where a phrase could
+// still be under way).
 
 /** One word slot: any of `words`; `optional` slots may be left out. */
 interface Slot {
@@ -23,7 +25,7 @@ interface Phrase {
 }
 
 // Tolerates doubled spaces and line breaks between words, within bounds.
-const GAP = { en: { source: '\\s{1,4}', max: 4 }, zh: { source: '\\s{0,2}', max: 2 } } as const;
+const GAP: Record<Phrase['script'], Pattern> = { en: repeat(char('\\s'), 1, 4), zh: repeat(char('\\s'), 0, 2) };
 
 const opt = (...words: string[]): Slot => ({ words, optional: true });
 const any = (...words: string[]): Slot => ({ words });
@@ -109,39 +111,38 @@ function isFiller(part: Part): part is Filler {
   return 'chars' in part;
 }
 
-function compile(phrase: Phrase): { source: string; maxLength: number } {
+function phrasePattern(phrase: Phrase): Pattern {
   const gap = GAP[phrase.script];
-  let source = phrase.script === 'en' ? '\\b' : '';
-  let maxLength = 0;
-  phrase.parts.forEach((part, i) => {
+  const parts = phrase.parts.map((part, i) => {
     const last = i === phrase.parts.length - 1;
-    const trailingGap = last ? '' : gap.source;
-    const trailingMax = last ? 0 : gap.max;
-    if (isFiller(part)) {
-      source += `[^\\n]{0,${part.chars}}?${trailingGap}`;
-      maxLength += part.chars + trailingMax;
-      return;
-    }
     // Longest first: alternation takes the first word that fits.
-    const words = [...part.words].sort((a, b) => b.length - a.length);
-    const alternatives = words.map((word) => word.split(' ').map(escapeRegExp).join(gap.source)).join('|');
-    const longest = Math.max(...words.map((word) => word.length + (word.split(' ').length - 1) * (gap.max - 1)));
-    source += part.optional === true ? `(?:(?:${alternatives})${trailingGap})?` : `(?:${alternatives})${trailingGap}`;
-    maxLength += longest + trailingMax;
+    const body = isFiller(part)
+      ? repeat(char('[^\\n]'), 0, part.chars, true)
+      : alt(...[...part.words].sort((a, b) => b.length - a.length).map((word) => wordPattern(word, gap)));
+    const spaced = last ? body : seq(body, gap);
+    return !isFiller(part) && part.optional === true ? optional(spaced) : spaced;
   });
   // "ignore the above-mentioned warning" is not an injection.
-  if (phrase.script === 'en') source += '(?![\\w-])';
-  return { source, maxLength };
+  return phrase.script === 'en' ? seq(assert('\\b'), ...parts, assert('(?![\\w-])')) : seq(...parts);
 }
 
-const COMPILED = PHRASES.map(compile);
-const PATTERN = new RegExp(COMPILED.map((phrase) => phrase.source).join('|'), 'gi');
+/** A word of a slot; the spaces inside "system prompt" stand for a gap. */
+function wordPattern(word: string, gap: Pattern): Pattern {
+  const [first = '', ...rest] = word.split(' ');
+  return rest.length === 0 ? literal(first) : seq(literal(first), ...rest.flatMap((piece) => [gap, literal(piece)]));
+}
+
+const PHRASE_PATTERN = alt(...PHRASES.map(phrasePattern));
+const PATTERN = findRegExp(PHRASE_PATTERN, 'i');
+const OPEN = openPrefixRegExp(PHRASE_PATTERN, 'i');
 
 export const promptInjectionDetector: Detector = {
   rule: 'prompt-injection',
   category: 'injection',
-  maxMatchLength: Math.max(...COMPILED.map((phrase) => phrase.maxLength)),
-  find(text) {
-    return regexMatches(PATTERN, text);
+  find(text, from) {
+    return regexMatches(PATTERN, text, undefined, from);
+  },
+  holdFrom(text, from) {
+    return earliestOpenStart(OPEN, text, from);
   },
 };

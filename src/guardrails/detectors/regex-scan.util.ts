@@ -7,15 +7,17 @@ import type { DetectorMatch } from '../detector.types';
 export type CandidateCheck = (match: RegExpExecArray) => boolean | number;
 
 /**
- * All matches of a global (`g`) pattern, optionally vetted by a check such
- * as a checksum. After a rejected candidate the scan resumes one char later,
- * not after the candidate, so a rejected candidate never hides a valid match
- * that starts inside it (the streaming filter rescans from arbitrary offsets
- * and must see the same matches as a whole-text scan).
+ * All matches of a global (`g`) pattern starting at or after `from`,
+ * optionally vetted by a check such as a checksum. The text before `from`
+ * is still there for the pattern's lookbehind. After a rejected candidate
+ * the scan resumes one char later, not after the candidate, so a rejected
+ * candidate never hides a valid match that starts inside it (the streaming
+ * filter resumes scans at later offsets and must see the same matches as a
+ * whole-text scan).
  */
-export function regexMatches(pattern: RegExp, text: string, check?: CandidateCheck): DetectorMatch[] {
+export function regexMatches(pattern: RegExp, text: string, check?: CandidateCheck, from = 0): DetectorMatch[] {
   const found: DetectorMatch[] = [];
-  pattern.lastIndex = 0;
+  pattern.lastIndex = from;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
     const verdict = check === undefined ? true : check(match);
     const length = verdict === true ? match[0].length : verdict === false ? 0 : verdict;

@@ -157,7 +157,8 @@ describe('guardrails through the gateway', function () {
             expect(response.status, response.raw).to.equal(200);
             expect(stopReason(form, response)).to.equal(expected);
             expect(response.raw).not.to.contain(MOBILE);
-            expect(answerText(form, response)).not.to.contain('Now call');
+            // Text that could not be part of the number may have gone out before it; not one of its digits did.
+            expect(text.slice(0, text.indexOf(MOBILE)).startsWith(answerText(form, response))).to.equal(true);
             const record = await usageRecord(response.requestId);
             expect(record).to.include({ status: 'blocked' });
             expect(record.guardrail_hits).to.deep.equal({ 'cn-mobile': 1 });

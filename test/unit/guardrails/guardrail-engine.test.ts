@@ -1,14 +1,6 @@
 import { expect } from 'chai';
 import { AppError } from '../../../src/errors';
-import {
-  apiSecretDetector,
-  createGuardrails,
-  defaultDetectors,
-  emailDetector,
-  outputWindowSize,
-  promptInjectionDetector,
-  resolvePolicies,
-} from '../../../src/guardrails';
+import { createGuardrails, defaultDetectors, resolvePolicies } from '../../../src/guardrails';
 import { PEM_KEY, luhnValidIdCard, pemKey } from './guardrail-samples';
 import type { GuardrailPolicy } from '../../../src/guardrails';
 
@@ -84,22 +76,6 @@ describe('guardrails: input', () => {
     const { out, hits } = inspectTexts(guardrails(), [['system', `x ${luhnValidIdCard()} y`]]);
     expect(out).to.deep.equal(['x [REDACTED:cn-id-card] y']);
     expect(hits).to.deep.equal({ 'cn-id-card': 1, 'bank-card': 1 });
-  });
-});
-
-describe('guardrails: window size', () => {
-  it('is the longest bounded match minus one: an e-mail address, not a private key', () => {
-    expect(outputWindowSize(defaultDetectors([]))).to.equal(emailDetector.maxMatchLength - 1);
-    expect(guardrails().outputWindow).to.equal(344);
-  });
-
-  it('stays a few hundred chars although private keys are open-ended', () => {
-    expect(apiSecretDetector.maxMatchLength).to.be.at.most(300);
-    expect(guardrails({ email: 'off' }).outputWindow).to.equal(apiSecretDetector.maxMatchLength - 1);
-  });
-
-  it('shrinks when the long detectors are off', () => {
-    expect(guardrails({ email: 'off', 'api-secret': 'off' }).outputWindow).to.equal(promptInjectionDetector.maxMatchLength - 1);
   });
 });
 

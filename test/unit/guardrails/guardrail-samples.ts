@@ -75,19 +75,43 @@ export interface DetectorTable {
   misses: readonly string[];
 }
 
-/** One `it` per row: positives must match exactly (and fit maxMatchLength), near-misses must not match. */
+/**
+ * The streaming filter's premise, for one cut of a text: everything a detector
+ * finds before its hold point in the text so far is what it finds there in
+ * the whole text, so releasing that part can never let a match through.
+ * Returns a description of the first difference, or null.
+ */
+export function holdViolation(detector: Detector, text: string, cut: number): string | null {
+  const prefix = text.slice(0, cut);
+  const hold = detector.holdFrom(prefix, 0);
+  const before = (matches: ReadonlyArray<{ start: number; end: number }>) =>
+    matches.filter((match) => match.start < hold).map(({ start, end }) => `${start}-${end}`);
+  const early = before(detector.find(prefix));
+  const final = before(detector.find(text));
+  if (early.join() === final.join()) return null;
+  return `${JSON.stringify(prefix)} held from ${hold}: found ${early.join() || 'nothing'}, whole text has ${final.join() || 'nothing'}`;
+}
+
+/** One `it` per row: positives must match exactly, near-misses must not match, and no cut of either is released too early. */
 export function detectorTable(detector: Detector, table: DetectorTable): void {
+  const holdsBack = (text: string) => {
+    for (let cut = 0; cut <= text.length; cut++) expect(holdViolation(detector, text, cut)).to.equal(null);
+  };
   for (const [text, expected] of table.matches) {
-    it(`finds ${JSON.stringify(expected)} in ${JSON.stringify(text)}`, () => {
+    it(`finds ${JSON.stringify(expected)} in ${JSON.stringify(text)}, holding it back in every cut`, () => {
       const found = detector.find(text).map(({ start, end }) => text.slice(start, end));
       expect(found).to.deep.equal([expected]);
-      expect(expected.length).to.be.at.most(detector.maxMatchLength);
+      holdsBack(text);
+      // While it is unfinished, the match is held from its start.
+      const start = text.indexOf(expected);
+      for (let cut = start + 1; cut < start + expected.length; cut++) expect(detector.holdFrom(text.slice(0, cut), 0)).to.be.at.most(start);
     });
   }
   for (const text of table.misses) {
     it(`finds nothing in ${JSON.stringify(text)}`, () => {
       const found = detector.find(text).map(({ start, end }) => text.slice(start, end));
       expect(found).to.deep.equal([]);
+      holdsBack(text);
     });
   }
 }

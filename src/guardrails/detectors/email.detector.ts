@@ -31,6 +31,14 @@ function isLocalChar(code: number): boolean {
 
 const AT = 64;
 
+/**
+ * Addresses that name no person: an automated sender's no-reply mailbox
+ * (Claude Code's prompt tells the model to sign commits with one). Masking
+ * them protects nobody and makes agents write "[REDACTED:email]" into their
+ * commits.
+ */
+const NO_REPLY = /^(?:no[-_.]?reply|do[-_.]?not[-_.]?reply)$/i;
+
 /** Start of the run of local chars that ends at `end`, looking back at most LOCAL_MAX + 1 chars. */
 function localRunStart(text: string, end: number): number {
   let start = end;
@@ -52,7 +60,7 @@ export const emailDetector: Detector = {
       DOMAIN.lastIndex = at + 1;
       if (DOMAIN.exec(text) === null) continue;
       lastEnd = DOMAIN.lastIndex;
-      found.push({ start, end: lastEnd });
+      if (!NO_REPLY.test(text.slice(start, at))) found.push({ start, end: lastEnd });
       at = lastEnd - 1;
     }
     return found;

@@ -5,32 +5,14 @@ import type { Logger } from 'pino';
 import { AppError } from '../errors';
 import { GuardrailBlockedError, type Guardrails, type InputInspector } from '../guardrails/guardrail-engine';
 import { mulCeil } from '../metering/decimal';
-import { priceCall, responseUsage, unifyUsage, type ResponseUsage } from '../metering/tiers';
-import type { UsageRecorder, UsageRecordInput, UsageStatus } from '../metering/usage-recorder';
-import { countTokens } from '../tokenizer';
+import { priceCall } from '../metering/tiers';
+import type { UsageRecorder, UsageStatus } from '../metering/usage-recorder';
 import { UpstreamError, type ProviderAdapter } from '../providers/provider';
-import type { Catalog, Deployment, ProviderType, Tier } from '../routing/catalog.types';
+import type { Catalog, Deployment, ProviderType } from '../routing/catalog.types';
 import type { CircuitBreaker } from '../routing/circuit-breaker';
 import { assessComplexity } from '../routing/complexity';
-import type { CanonicalEvent, CanonicalRequest, ProtocolForm, RawObject, StopReason, UpstreamUsage } from './canonical';
-import type { AuthenticatedKey } from './key-auth';
-
-export interface CallContext {
-  requestId: string;
-  key: AuthenticatedKey;
-  form: ProtocolForm;
-  /** Aborted when the client disconnects. */
-  signal: AbortSignal;
-  startedAt: number;
-}
-
-export interface RouteInfo {
-  tier: Tier;
-  score: number;
-  reasons: string[];
-  deployment: Deployment;
-  thinking: boolean;
-}
+import { Call, usageInput, type CallContext, type CallIdentity, type RouteInfo } from './call';
+import type { CanonicalRequest, RawObject } from './canonical';
 
 export interface PipelineDeps {
   catalog: Catalog;
@@ -42,7 +24,6 @@ export interface PipelineDeps {
 }
 
 export const deploymentId = (d: Deployment): string => `${d.provider.name}/${d.model}`;
-
 /**
  * A call as its protocol form received it: the caller's body, and how to read
  * it. The pipeline runs the input guardrails over the body before anything
@@ -59,221 +40,6 @@ export interface InboundCall {
   /** The canonical view of the guarded body (400 for what the schema cannot say). */
   decode(body: RawObject): CanonicalRequest;
 }
-
-/** The `x-route` header: why this request went where it went. */
-export const routeHeader = (r: RouteInfo): string =>
-  `tier=${r.tier}; score=${r.score.toFixed(2)}; reasons=${r.reasons.join(',') || 'none'}; model=${r.deployment.model}`;
-
-/**
- * An answered call in progress. `events()` yields the post-guardrail event
- * stream (its first upstream event already in hand, so fallback is over);
- * `finish()` meters it once and resolves when the usage record is committed.
- */
-export class Call {
-  private raw: UpstreamUsage = { inputCacheHit: 0, inputCacheMiss: 0, output: 0 };
-  private producedText = '';
-  /** The upstream's message_stop was seen: its usage is final and billed as is. */
-  private complete = false;
-  private finished: Promise<ResponseUsage> | null = null;
-  private firstEventAt: number | null = null;
-  /** The upstream produced thinking (a thinking or redacted_thinking block): billed as thinking whatever the tier. */
-  private thought = false;
-  stopReason: StopReason | null = null;
-  stopSequence: string | null = null;
-
-  constructor(
-    private readonly deps: PipelineDeps,
-    private readonly ctx: CallContext,
-    readonly request: CanonicalRequest,
-    readonly route: RouteInfo,
-    /** The neutral model the requested name resolved to. */
-    readonly model: string,
-    private readonly first: IteratorResult<CanonicalEvent>,
-    private readonly rest: AsyncIterator<CanonicalEvent>,
-    private readonly filter: ReturnType<Guardrails['createOutputFilter']>,
-    private readonly inputHits: Record<string, number>,
-    /** The caller's fields a translation to the deployment's protocol left out (empty on pass-through). */
-    readonly dropped: readonly string[],
-  ) {}
-
-  get requestId(): string {
-    return this.ctx.requestId;
-  }
-
-  /** Aborted when the client goes away or the gateway cuts the call; `reason` says which. */
-  get signal(): AbortSignal {
-    return this.ctx.signal;
-  }
-
-  /** The id of the message we answer with (`msg_…`), traceable to the request id. */
-  get messageId(): string {
-    return `msg_${this.ctx.requestId.replace(/^req_/, '')}`;
-  }
-
-  /** Which price class bills the call: thinking when routed to the thinking tier or the upstream thought. */
-  get thinking(): boolean {
-    return this.route.thinking || this.thought;
-  }
-
-  private observe(e: CanonicalEvent): void {
-    if (this.firstEventAt === null) this.firstEventAt = Date.now();
-    switch (e.type) {
-      case 'usage':
-        this.raw = { ...this.raw, ...e.usage };
-        break;
-      case 'message_stop':
-        this.complete = true;
-        break;
-      case 'block_start':
-        if (e.block.type === 'thinking' || (e.block.type === 'other' && e.block.raw.type === 'redacted_thinking')) this.thought = true;
-        break;
-      case 'text_delta':
-      case 'thinking_delta':
-        this.producedText += e.text;
-        break;
-      case 'tool_input_delta':
-        this.producedText += e.partialJson;
-        break;
-      default:
-        break;
-    }
-  }
-
-  /** One upstream event through the output guardrails: what the client gets for it. */
-  private pass(e: CanonicalEvent): CanonicalEvent[] {
-    this.observe(e);
-    const out = this.filter.push(e);
-    for (const filtered of out) {
-      if (filtered.type === 'message_stop') {
-        this.stopReason = filtered.stopReason;
-        this.stopSequence = filtered.stopSequence ?? null;
-      }
-    }
-    return out;
-  }
-
-  /** Events after output guardrails; `message_stop` ends the stream. */
-  async *events(): AsyncGenerator<CanonicalEvent> {
-    let next = this.first;
-    try {
-      while (!next.done) {
-        for (const out of this.pass(next.value)) yield out;
-        next = await this.rest.next();
-      }
-      for (const out of this.filter.end()) yield out;
-    } finally {
-      // A consumer that stops at message_stop (or leaves early) must still
-      // let the adapter finish its exchange, so its socket returns to the pool.
-      if (!next.done) await this.rest.return?.().catch(() => undefined);
-    }
-  }
-
-  /**
-   * The same events as `events()`, handed to `take` as they come: a plain
-   * reply needs no generator between the adapter and its collector (one
-   * promise and result object less per event).
-   */
-  async forEach(take: (e: CanonicalEvent) => void): Promise<void> {
-    let next = this.first;
-    try {
-      while (!next.done) {
-        for (const out of this.pass(next.value)) take(out);
-        next = await this.rest.next();
-      }
-      for (const out of this.filter.end()) take(out);
-    } finally {
-      if (!next.done) await this.rest.return?.().catch(() => undefined);
-    }
-  }
-
-  /** Usage as it stands (unified), e.g. for `message_start`. */
-  usageSoFar(): ResponseUsage {
-    return responseUsage(unifyUsage(this.raw, this.route.deployment.unify, this.thinking));
-  }
-
-  finish(status: UsageStatus, errorCode: string | null = null): Promise<ResponseUsage> {
-    this.finished ??= this.meter(status, errorCode);
-    return this.finished;
-  }
-
-  private async meter(status: UsageStatus, errorCode: string | null): Promise<ResponseUsage> {
-    // An interrupted stream never got its final usage: bill what was produced.
-    // Usage seen so far is no floor of that: Anthropic's message_start already
-    // says output_tokens 1, however much text follows before the cut.
-    if (!this.complete && this.producedText) {
-      this.raw = { ...this.raw, output: Math.max(this.raw.output, countTokens(this.producedText)) };
-    }
-    const tokens = unifyUsage(this.raw, this.route.deployment.unify, this.thinking);
-    let hits = this.inputHits;
-    for (const rule in this.filter.hits) {
-      if (hits === this.inputHits) hits = { ...this.inputHits };
-      hits[rule] = (hits[rule] ?? 0) + this.filter.hits[rule]!;
-    }
-    await this.deps.recorder.record(
-      usageInput(this.ctx, { requested: this.request.model, model: this.model, stream: this.request.stream }, {
-        routedModel: this.route.deployment.model,
-        provider: this.route.deployment.provider.name,
-        routeTier: this.route.tier,
-        routeScore: this.route.score,
-        routeReasons: this.route.reasons,
-        thinking: this.thinking,
-        status,
-        errorCode,
-        raw: this.raw,
-        tokens,
-        amounts: priceCall(tokens, this.deps.catalog.prices),
-        guardrailHits: hits,
-        latencyMs: Date.now() - this.ctx.startedAt,
-        ttftMs: this.firstEventAt === null ? null : this.firstEventAt - this.ctx.startedAt,
-      }),
-    );
-    return responseUsage(tokens);
-  }
-}
-
-/** What a usage record says beyond whose call it was. */
-type CallOutcome = Omit<UsageRecordInput, 'requestId' | 'accountId' | 'accountTimezone' | 'apiKeyId' | 'form' | 'model' | 'requestedModel' | 'stream' | 'at'>;
-
-/**
- * A call's usage record, answered or not: whose call it was, from the
- * context, and its outcome. One object literal, so every record has one
- * shape (a spread followed by more fields grew each record's property store
- * step by step, on every call).
- */
-/** Whose call it was: the name the caller asked for, the neutral model it resolved to, streamed or not. */
-interface CallIdentity {
-  requested: string;
-  model: string;
-  stream: boolean;
-}
-
-function usageInput(ctx: CallContext, request: CallIdentity, outcome: CallOutcome): UsageRecordInput {
-  return {
-    requestId: ctx.requestId,
-    accountId: ctx.key.account.id,
-    accountTimezone: ctx.key.account.timezone,
-    apiKeyId: ctx.key.keyId,
-    form: ctx.form,
-    model: request.model,
-    requestedModel: request.requested,
-    stream: request.stream,
-    routedModel: outcome.routedModel,
-    provider: outcome.provider,
-    routeTier: outcome.routeTier,
-    routeScore: outcome.routeScore,
-    routeReasons: outcome.routeReasons,
-    thinking: outcome.thinking,
-    status: outcome.status,
-    errorCode: outcome.errorCode,
-    raw: outcome.raw,
-    tokens: outcome.tokens,
-    amounts: outcome.amounts,
-    guardrailHits: outcome.guardrailHits,
-    latencyMs: outcome.latencyMs,
-    ttftMs: outcome.ttftMs,
-  };
-}
-
 export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {}
 

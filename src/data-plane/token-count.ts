@@ -3,7 +3,8 @@ import { assessComplexity } from '../routing/complexity';
 import { countTokens } from '../tokenizer';
 import type { CanonicalRequest } from './canonical';
 import { contentTexts } from './canonical-text';
-import type { CallContext, Pipeline } from './pipeline';
+import type { CallContext } from './call';
+import type { Pipeline } from './pipeline';
 
 /** The text of a request as the tokenizer sees it: system, every block, tool definitions. */
 export function requestText(request: CanonicalRequest): string {

@@ -4,7 +4,7 @@ import { AppError, toAppError } from '../../errors';
 import { mountOperations, type OpenApiContract, type OperationContext } from '../../http/openapi-router';
 import { fromFastify } from '../../control-plane/rest/rest-errors';
 import type { AuthenticatedKey, KeyAuthenticator } from '../key-auth';
-import type { CallContext } from '../pipeline';
+import type { CallContext } from '../call';
 import type { ProtocolForm } from '../canonical';
 import type { HttpDrain } from '../../http/drain';
 import { errorFormFor } from './error-envelopes';

@@ -3,7 +3,7 @@ import type { ResponseUsage } from '../../metering/tiers';
 import { UpstreamError } from '../../providers/provider';
 import type { CanonicalEvent } from '../canonical';
 import { ResponseCollector } from '../collect-response';
-import { routeHeader, type Call } from '../pipeline';
+import { routeHeader, type Call } from '../call';
 import type { CallReply } from './data-plane';
 import type { ErrorForm } from './error-envelopes';
 import { errorBody } from './error-envelopes';

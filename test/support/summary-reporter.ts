@@ -1,8 +1,6 @@
 // The spec reporter, closed by one plain line that CI tooling reads whatever
-// the test runner: "tests: N passed, N failed, N skipped". The line goes to
-// both stdout and stderr, so it closes the run's output even where the two
-// streams are captured apart and read one after the other (stderr carries
-// npm's and the spawned gateways' warnings, which would otherwise come last).
+// the test runner: "N passed, N failed, N skipped", alone on its line.
+// .ci/run repeats it from test-results/junit.xml as its own last line.
 // The same results are written as JUnit XML to test-results/junit.xml, the
 // file CI systems collect test results from.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -68,9 +66,7 @@ class SummaryReporter extends Mocha.reporters.Spec {
       } catch {
         // A read-only checkout still gets the summary line.
       }
-      const line = `tests: ${passes} passed, ${failures} failed, ${pending} skipped`;
-      process.stdout.write(`\n${line}\n`);
-      process.stderr.write(`${line}\n`);
+      process.stdout.write(`\n${passes} passed, ${failures} failed, ${pending} skipped\n`);
     });
   }
 }

@@ -11,6 +11,7 @@ import { UpstreamError, type ProviderAdapter } from '../providers/provider';
 import type { Catalog, Deployment, ProviderType } from '../routing/catalog.types';
 import type { CircuitBreaker } from '../routing/circuit-breaker';
 import { assessComplexity } from '../routing/complexity';
+import { boundByEffort } from '../routing/effort';
 import { Call, usageInput, type CallContext, type CallIdentity, type RouteInfo } from './call';
 import type { CanonicalRequest, RawObject } from './canonical';
 
@@ -100,7 +101,7 @@ export class Pipeline {
     }
     const request = inbound.decode(body);
     const identity: CallIdentity = { requested: inbound.model, model: model.name, stream: request.stream };
-    const assessment = assessComplexity(request, this.deps.catalog.assessment);
+    const assessment = boundByEffort(assessComplexity(request, this.deps.catalog.assessment), request.effort, request.thinking?.type === 'enabled');
     const tier = assessment.tier;
     const candidates = model.routes[tier];
     const filter = () => guardrails.createOutputFilter();

@@ -69,6 +69,21 @@ describe('e2e: thinking semantics and token counting', function () {
       expect(body.content.some((b: { type: string }) => b.type === 'thinking')).to.equal(false);
     });
 
+    it('output_config.effort bounds the tier: low keeps a proof off thinking and heavy, max lifts a greeting to heavy', async () => {
+      const low = await post('/v1/messages', { model: 'm-mock', max_tokens: 4096, thinking: { type: 'adaptive' }, output_config: { effort: 'low' }, messages: [{ role: 'user', content: PROOF }] });
+      expect(low.status).to.equal(200);
+      expect(tierOf(low)).to.equal('standard');
+      expect(low.headers.get('x-route')).to.contain('effort_low');
+      expect((await low.json()).usage.price_tier).to.equal('no_thinking');
+
+      const max = await post('/v1/messages', { model: 'm-mock', max_tokens: 512, output_config: { effort: 'max' }, messages: [{ role: 'user', content: 'hi there' }] });
+      expect(tierOf(max)).to.equal('heavy');
+      expect(max.headers.get('x-route')).to.contain('effort_max');
+
+      const high = await post('/v1/messages', { model: 'm-mock', max_tokens: 512, output_config: { effort: 'high' }, messages: [{ role: 'user', content: 'hi there' }] });
+      expect(tierOf(high)).to.equal('light');
+    });
+
     it('bills thinking when the upstream thought, whatever tier the call was routed to', async () => {
       fakes.anthropic.script({ thinking: 'Let me see.', text: 'Hello.', usage: { input: 10, output: 30 } });
       const response = await post('/v1/messages', { model: 'm-anthropic', max_tokens: 2048, thinking: { type: 'adaptive' }, messages: [{ role: 'user', content: 'hi' }] });

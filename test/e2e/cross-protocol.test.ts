@@ -10,9 +10,9 @@ import { ChatAnthropic } from '@langchain/anthropic';
 import { ChatOpenAI } from '@langchain/openai';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { expect } from 'chai';
-import { createAccount, createKey, type TestApp } from '../support/app';
+import type { TestAccount, TestApp } from '../support/app';
 import type { FakeUpstream } from '../support/fake-upstreams';
-import { KEY_SCOPE, OPENAI_UNIFY, startE2eGateway, usageDetail, type E2eGateway, type UpstreamKind } from './e2e-support';
+import { OPENAI_UNIFY, startKeyedGateway, usageDetail, type KeyedGateway, type UpstreamKind } from './e2e-support';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const WEATHER_TOOL = {
@@ -23,20 +23,16 @@ const WEATHER_TOOL = {
 
 describe('e2e: across protocols', function () {
   this.timeout(30_000);
-  let gateway: E2eGateway;
+  let gateway: KeyedGateway;
   let t: TestApp;
   let fakes: Record<UpstreamKind, FakeUpstream>;
+  let owner: TestAccount;
   let secret: string;
-  let owner: { token: string };
   let keyId: string;
 
   before(async () => {
-    gateway = await startE2eGateway();
-    ({ t, fakes } = gateway);
-    owner = await createAccount(t);
-    const key = await createKey(t, owner.token, { model_scope: KEY_SCOPE });
-    secret = key.api_key;
-    keyId = key.api_key_id;
+    gateway = await startKeyedGateway();
+    ({ t, fakes, owner, secret, keyId } = gateway);
   });
 
   after(async () => {

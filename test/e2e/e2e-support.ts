@@ -8,7 +8,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { PriceClass } from '../../src/metering/tiers';
 import type { KeyUsage, UsageList } from '../../src/metering/usage-query.service';
 import { BUILTIN_PRICES } from '../../src/routing/builtin-catalog';
-import { api, startTestApp, type TestApp } from '../support/app';
+import { api, createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../support/app';
 import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from '../support/fake-upstreams';
 
 /** Names of the environment variables holding the provider keys, and their values. */
@@ -111,6 +111,34 @@ export async function startE2eGateway(): Promise<E2eGateway> {
       await fakes.anthropic.close();
       await fakes.openai.close();
     },
+  };
+}
+
+/** The e2e gateway with an owner account and one key in KEY_SCOPE, the state most e2e suites start from. */
+export interface KeyedGateway extends E2eGateway {
+  owner: TestAccount;
+  secret: string;
+  keyId: string;
+  /** A JSON POST to the gateway with the key as bearer token. */
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+}
+
+export async function startKeyedGateway(): Promise<KeyedGateway> {
+  const gateway = await startE2eGateway();
+  const owner = await createAccount(gateway.t);
+  const key = await createKey(gateway.t, owner.token, { model_scope: KEY_SCOPE });
+  const secret: string = key.api_key;
+  return {
+    ...gateway,
+    owner,
+    secret,
+    keyId: key.api_key_id,
+    post: (path, body, headers = {}) =>
+      fetch(`${gateway.t.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      }),
   };
 }
 

@@ -8,10 +8,10 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { api, createAccount, createKey, type TestAccount, type TestApp } from '../support/app';
+import { api, type TestAccount, type TestApp } from '../support/app';
 import { parseSse } from '../support/sse-client';
 import type { FakeUpstream } from '../support/fake-upstreams';
-import { KEY_SCOPE, ROUTED_MODEL, startE2eGateway, usageDetail, type E2eGateway, type UpstreamKind } from './e2e-support';
+import { ROUTED_MODEL, startKeyedGateway, usageDetail, type KeyedGateway, type UpstreamKind } from './e2e-support';
 
 /** A Messages body using what the current API accepts, far beyond what the gateway itself reads. */
 function everythingBody(): Record<string, any> {
@@ -85,7 +85,7 @@ function everythingBody(): Record<string, any> {
 
 describe('e2e: same-protocol pass-through', function () {
   this.timeout(30_000);
-  let gateway: E2eGateway;
+  let gateway: KeyedGateway;
   let t: TestApp;
   let fakes: Record<UpstreamKind, FakeUpstream>;
   let owner: TestAccount;
@@ -93,24 +93,15 @@ describe('e2e: same-protocol pass-through', function () {
   let keyId: string;
 
   before(async () => {
-    gateway = await startE2eGateway();
-    ({ t, fakes } = gateway);
-    owner = await createAccount(t);
-    const key = await createKey(t, owner.token, { model_scope: KEY_SCOPE });
-    secret = key.api_key;
-    keyId = key.api_key_id;
+    gateway = await startKeyedGateway();
+    ({ t, fakes, owner, secret, keyId } = gateway);
   });
 
   after(async () => {
     await gateway?.close();
   });
 
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${t.baseUrl}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
+  const post = (path: string, body: unknown, headers?: Record<string, string>) => gateway.post(path, body, headers);
 
   describe('Messages client → Anthropic upstream', () => {
     it('forwards every field, block kind, tool kind and future field as sent, with only the model changed, and the caller’s version and betas', async () => {

@@ -5,16 +5,16 @@
 // count and counts locally elsewhere.
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
-import { createAccount, createKey, type TestAccount, type TestApp } from '../support/app';
+import type { TestAccount, TestApp } from '../support/app';
 import type { FakeUpstream } from '../support/fake-upstreams';
-import { KEY_SCOPE, startE2eGateway, usageDetail, type E2eGateway, type UpstreamKind } from './e2e-support';
+import { startKeyedGateway, usageDetail, type KeyedGateway, type UpstreamKind } from './e2e-support';
 
 const PROOF =
   'Let $a, b, c > 0$ with $abc = 1$. Prove that $\\frac{1}{a^3(b+c)} + \\frac{1}{b^3(c+a)} + \\frac{1}{c^3(a+b)} \\ge \\frac{3}{2}$ and derive when equality holds.';
 
 describe('e2e: thinking semantics and token counting', function () {
   this.timeout(30_000);
-  let gateway: E2eGateway;
+  let gateway: KeyedGateway;
   let t: TestApp;
   let fakes: Record<UpstreamKind, FakeUpstream>;
   let owner: TestAccount;
@@ -22,24 +22,15 @@ describe('e2e: thinking semantics and token counting', function () {
   let keyId: string;
 
   before(async () => {
-    gateway = await startE2eGateway();
-    ({ t, fakes } = gateway);
-    owner = await createAccount(t);
-    const key = await createKey(t, owner.token, { model_scope: KEY_SCOPE });
-    secret = key.api_key;
-    keyId = key.api_key_id;
+    gateway = await startKeyedGateway();
+    ({ t, fakes, owner, secret, keyId } = gateway);
   });
 
   after(async () => {
     await gateway?.close();
   });
 
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${t.baseUrl}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
+  const post = (path: string, body: unknown, headers?: Record<string, string>) => gateway.post(path, body, headers);
 
   const tierOf = (response: Response) => /tier=(\w+)/.exec(response.headers.get('x-route') ?? '')?.[1];
 

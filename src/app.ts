@@ -24,6 +24,7 @@ import { sendError } from './data-plane/http/serve-call';
 import { KeyAuthenticator } from './data-plane/key-auth';
 import { messagesHandlers } from './data-plane/messages/messages.handlers';
 import { modelsHandlers } from './data-plane/models/models.handlers';
+import { responsesHandlers } from './data-plane/responses/responses.handlers';
 import { Pipeline, deploymentId } from './data-plane/pipeline';
 import { AppError, toAppError } from './errors';
 import { fromFastify, sendRestError } from './control-plane/rest/rest-errors';
@@ -206,6 +207,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     handlers: {
       ...messagesHandlers(pipeline, { stallMs: config.streamStallMs }),
       ...chatHandlers(pipeline, catalog, { stallMs: config.streamStallMs }),
+      ...responsesHandlers(pipeline, catalog, { stallMs: config.streamStallMs }),
       ...modelsHandlers(catalog),
     },
     drain,

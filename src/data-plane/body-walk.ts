@@ -46,6 +46,7 @@ const OPAQUE_KEYS = new Set([
   'citations',
   'encrypted_content',
   'encrypted_index',
+  'call_id',
   'file_id',
   'url',
 ]);
@@ -68,4 +69,20 @@ export function inspectUnknown(value: unknown, field: string, inspect: InputInsp
     out = withField(out, key, edited);
   }
   return out;
+}
+
+/**
+ * A JSON text the model reads as data (tool-call arguments): inspected leaf
+ * by leaf, so a redaction keeps it valid JSON; as text when it is not JSON.
+ * The same string when nothing was redacted.
+ */
+export function inspectJsonText(text: string, field: string, inspect: InputInspector): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return inspect.text(text, field);
+  }
+  const inspected = inspect.json(parsed, field);
+  return inspected === parsed ? text : JSON.stringify(inspected);
 }

@@ -1,5 +1,5 @@
 // The one internal shape in the middle of the data plane. Each protocol form
-// (messages, chat-completions) is one decoder into CanonicalRequest and one
+// (messages, chat-completions, responses) is one decoder into CanonicalRequest and one
 // encoder from CanonicalEvent; each upstream is one adapter between the two.
 // Routing, guardrails and metering only ever see these types.
 //
@@ -59,6 +59,17 @@ export interface CanonicalTool {
   kind?: string;
   /** The definition as the caller sent it (server tools carry fields of their own). */
   raw?: RawObject;
+  /**
+   * Responses form: the `namespace` tool this function was declared in. `name`
+   * is then the flat name other protocols see (`<namespace>__<name>`), and a
+   * call of it is answered with the namespace and the function's own name.
+   */
+  namespace?: string;
+  /**
+   * Responses form: a `custom` tool, whose input is free text rather than
+   * JSON. Other protocols see a function taking `{"input": "<text>"}`.
+   */
+  freeform?: boolean;
 }
 
 export type CanonicalToolChoice =
@@ -67,7 +78,7 @@ export type CanonicalToolChoice =
   | { type: 'none' }
   | { type: 'tool'; name: string; disableParallel?: boolean };
 
-export type ProtocolForm = 'messages' | 'chat_completions';
+export type ProtocolForm = 'messages' | 'chat_completions' | 'responses';
 
 export interface ThinkingSetting {
   type: 'enabled' | 'adaptive' | 'disabled';
@@ -90,6 +101,8 @@ export interface SourceRequest {
   body: RawObject;
   /** Anthropic `anthropic-version` and `anthropic-beta` as the caller sent them. */
   anthropicVersion?: string;
+  /** Responses form: the caller asked for `reasoning.encrypted_content` (reasoning it can send back). */
+  encryptedReasoning?: boolean;
   anthropicBeta?: string;
   /**
    * The caller's top-level fields (and block settings such as

@@ -473,7 +473,7 @@ export interface components {
             /** @description The catalog provider that answered; null when none was called. */
             provider: string | null;
             /** @enum {string} */
-            form: "messages" | "chat_completions";
+            form: "messages" | "chat_completions" | "responses";
             stream: boolean;
             thinking: boolean;
             /** @enum {string} */

@@ -76,6 +76,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a response (OpenAI Responses form, stateless)
+         * @description The OpenAI Responses form of the same query path, for clients that
+         *     speak only it (Codex CLI, the OpenAI Agents SDK, `openai.responses`).
+         *     Stateless: the gateway stores no response, so `store: true`,
+         *     `previous_response_id`, `conversation` and `background: true` are
+         *     refused with a 400 naming the field; send the whole conversation in
+         *     `input` each time (as Codex does). With `stream: true` the reply is an
+         *     event stream: every event has an `event:` line equal to the payload's
+         *     `type` and a `sequence_number` (`response.created`,
+         *     `response.in_progress`, `response.output_item.added`,
+         *     `response.content_part.added`, `response.output_text.delta`, …,
+         *     `response.output_item.done`, then `response.completed` or
+         *     `response.incomplete` carrying `usage`).
+         */
+        post: operations["createResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -775,6 +806,137 @@ export interface components {
             price_tier: components["schemas"]["PriceTier"];
             thinking: boolean;
         };
+        /** @description Body of `POST /v1/responses`. Every field not named here is accepted and passed through to Responses-speaking upstreams. */
+        ResponsesRequest: {
+            /** @description A neutral model name from the catalog (or one of its aliases). */
+            model: string;
+            /** @description The whole conversation (the gateway keeps no state between calls), or one user text. */
+            input?: string | components["schemas"]["ResponseInputItem"][];
+            /** @description The system prompt. */
+            instructions?: string | null;
+            stream?: boolean | null;
+            /** @description `true` is refused (400): the gateway stores no responses. Absent or `false` is the same. */
+            store?: boolean | null;
+            /** @description Refused (400) when set; send the whole conversation in `input`. */
+            previous_response_id?: string | null;
+            max_output_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            tools?: components["schemas"]["ResponsesTool"][];
+            /** @description `none`, `auto`, `required`, or `{type: function, name}`. */
+            tool_choice?: string | ({
+                type: string;
+                name?: string;
+            } & {
+                [key: string]: unknown;
+            });
+            parallel_tool_calls?: boolean | null;
+            reasoning?: ({
+                /** @description `none` never thinks; any other value is an explicit thinking request (as the chat form's `reasoning_effort`). */
+                effort?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            text?: ({
+                format?: {
+                    /** @description `text`, `json_object` or `json_schema` (with `schema`, `name`, `strict`). */
+                    type: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description `reasoning.encrypted_content` returns reasoning the caller can send back in `input`. */
+            include?: string[] | null;
+            /** @description Opaque end-user id, passed through. */
+            user?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description One item of `input`: a message (`role` + `content`, with or without
+         *     `type: message`), a `function_call`, a `function_call_output`, a
+         *     `reasoning` item, or a kind the gateway passes through to
+         *     Responses-speaking upstreams.
+         */
+        ResponseInputItem: ({
+            type?: string;
+            /** @enum {string} */
+            role?: "user" | "assistant" | "system" | "developer";
+            /** @description A message's content (with `role`). */
+            content?: unknown;
+        } & {
+            [key: string]: unknown;
+        }) & (unknown & unknown & unknown & unknown & unknown & unknown);
+        ResponseInputMessage: {
+            role: string;
+            /** @description A string or content parts. */
+            content: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A content part; the kinds the gateway reads are checked, later kinds pass through to Responses-speaking upstreams. */
+        ResponseInputContent: ({
+            type: string;
+        } & {
+            [key: string]: unknown;
+        }) & (unknown & unknown & unknown & unknown);
+        /** @description `function`, `custom` (free-text input) and `namespace` (a group of them) are translated for other upstreams; hosted tools (`web_search`, …) pass through to Responses-speaking upstreams only. */
+        ResponsesTool: ({
+            type: string;
+        } & {
+            [key: string]: unknown;
+        }) & (unknown & unknown);
+        /** @description A Response object (the fields the gateway owns; others are echoed from the request or relayed from a Responses-speaking upstream). */
+        Response: {
+            id: string;
+            /** @enum {string} */
+            object: "response";
+            /** @description Unix seconds. */
+            created_at: number;
+            /** @enum {string} */
+            status: "completed" | "incomplete" | "failed" | "in_progress";
+            /** @description The upstream model actually routed to. */
+            model: string;
+            output: ({
+                /** @description `message`, `function_call`, `custom_tool_call`, `reasoning`, or (relayed) another kind. */
+                type: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            incomplete_details?: {
+                /** @enum {string} */
+                reason?: "max_output_tokens" | "content_filter";
+            } | null;
+            usage: components["schemas"]["ResponsesUsage"];
+        };
+        /**
+         * @description The same unified counts as `Usage`: `input_tokens` (cached included),
+         *     `input_tokens_details.cached_tokens` = `cached_input_tokens`,
+         *     `output_tokens`.
+         */
+        ResponsesUsage: {
+            input_tokens: number;
+            input_tokens_details: {
+                cached_tokens: number;
+            };
+            output_tokens: number;
+            output_tokens_details: {
+                reasoning_tokens: number;
+            };
+            total_tokens: number;
+            cached_input_tokens: number;
+            price_tier: components["schemas"]["PriceTier"];
+            thinking: boolean;
+        };
+        /** @description One event of a `/v1/responses` stream (`event: <type>` then `data: <this>`). */
+        ResponseStreamEvent: {
+            type: string;
+            sequence_number: number;
+        } & {
+            [key: string]: unknown;
+        };
         AnthropicModel: {
             /** @enum {string} */
             type: "model";
@@ -1321,6 +1483,51 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ChatCompletion"];
                     "text/event-stream": components["schemas"]["ChatCompletionChunk"];
+                };
+            };
+            400: components["responses"]["OpenAIInvalidRequest"];
+            401: components["responses"]["OpenAIUnauthorized"];
+            403: components["responses"]["OpenAIForbidden"];
+            404: components["responses"]["OpenAINotFound"];
+            413: components["responses"]["OpenAIRequestTooLarge"];
+            429: components["responses"]["OpenAIRateLimited"];
+            500: components["responses"]["OpenAIInternalError"];
+            502: components["responses"]["OpenAIUpstreamError"];
+            503: components["responses"]["OpenAIUnavailable"];
+            529: components["responses"]["OpenAIOverloaded"];
+        };
+    };
+    createResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "tsxt-general",
+                 *       "instructions": "You are terse.",
+                 *       "input": "Hello"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResponsesRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer, as one Response object or (with `stream`) as an event stream. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-route": components["headers"]["XRoute"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Response"];
+                    "text/event-stream": components["schemas"]["ResponseStreamEvent"];
                 };
             };
             400: components["responses"]["OpenAIInvalidRequest"];

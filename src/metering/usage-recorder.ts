@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { UpstreamUsage } from '../data-plane/canonical';
+import type { ProtocolForm, UpstreamUsage } from '../data-plane/canonical';
 import { CHANNELS } from '../db/change-feed';
 import { isDatabaseUnavailable } from '../db/db-errors';
 import { newId } from '../db/ids';
@@ -16,7 +16,7 @@ export interface UsageRecordInput {
   accountId: string;
   accountTimezone: string;
   apiKeyId: string;
-  form: 'messages' | 'chat_completions';
+  form: ProtocolForm;
   /** The neutral catalog model. */
   model: string;
   /** The name the caller sent: the neutral name or one of its aliases. */

@@ -17,7 +17,7 @@ interface DeploymentChildren {
   cancelled: { observe(value: number): void };
 }
 
-export type RequestForm = 'messages' | 'chat_completions' | 'count_tokens' | 'models';
+export type RequestForm = 'messages' | 'chat_completions' | 'responses' | 'count_tokens' | 'models';
 
 /** The data-plane form of a path, or undefined outside the data plane. */
 export function formOfPath(path: string): RequestForm | undefined {
@@ -25,6 +25,7 @@ export function formOfPath(path: string): RequestForm | undefined {
   if (path.startsWith('/v1/messages/count_tokens')) return 'count_tokens';
   if (path.startsWith('/v1/messages')) return 'messages';
   if (path.startsWith('/v1/chat/completions')) return 'chat_completions';
+  if (path.startsWith('/v1/responses')) return 'responses';
   if (path.startsWith('/v1/models')) return 'models';
   return undefined;
 }

@@ -81,7 +81,7 @@ function parseProvider(
   breaker: Readonly<BreakerOptions>,
 ): ProviderConfig | undefined {
   const path = at('providers', name);
-  const json = r.object(value, path, ['type', 'base_url', 'api_key_env', 'timeout_ms', 'connect_timeout_ms', 'idle_timeout_ms', 'mock', 'breaker']);
+  const json = r.object(value, path, ['type', 'base_url', 'api_key_env', 'timeout_ms', 'connect_timeout_ms', 'idle_timeout_ms', 'mock', 'breaker', 'responses']);
   if (json === undefined) return undefined;
   if (!PROVIDER_NAME.test(name)) r.fail(path, 'provider names may only contain letters, digits, ".", "_" and "-"');
   const typeText = r.required(r.string(json, 'type', path), json, 'type', path);
@@ -104,6 +104,8 @@ function parseProvider(
   if (json.mock !== undefined && type !== undefined && type !== 'mock') r.fail(at(path, 'mock'), 'is only valid for providers of type "mock"');
   const mock = json.mock === undefined ? { ...DEFAULT_MOCK } : parseMock(r, json.mock, at(path, 'mock'));
   const idleTimeoutMs = r.integer(json, 'idle_timeout_ms', path, 1, 3_600_000);
+  if (json.responses !== undefined && typeof json.responses !== 'boolean') r.fail(at(path, 'responses'), 'must be true or false');
+  else if (json.responses === true && type !== undefined && type !== 'openai') r.fail(at(path, 'responses'), 'is only valid for providers of type "openai"');
   const ownBreaker = json.breaker === undefined ? undefined : parseBreaker(r, json.breaker, at(path, 'breaker'), breaker);
   if (type === undefined) return undefined;
   return {
@@ -116,6 +118,7 @@ function parseProvider(
     idleTimeoutMs: idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     mock,
     ...(ownBreaker === undefined ? {} : { breaker: ownBreaker }),
+    ...(json.responses === true && type === 'openai' ? { responses: true } : {}),
   };
 }
 

@@ -61,6 +61,12 @@ export interface ProviderConfig {
   mock: MockBehaviour;
   /** This provider's deployments' breaker settings, when they differ from the catalog's. */
   breaker?: BreakerOptions;
+  /**
+   * `openai` only: the server also speaks the Responses API
+   * (`POST {base_url}/responses`), so calls in the Responses form pass
+   * through to it; other forms still use Chat Completions.
+   */
+  responses?: boolean;
 }
 
 export interface UnifyFactors {

@@ -30,10 +30,12 @@ const allTiers = (deployment: Record<string, unknown>, thinking: Record<string, 
 /**
  * A DESIGN §7 catalog: `m-anthropic` (every tier → the fake Anthropic),
  * `m-openai` (every tier → the fake OpenAI server), `m-mock` and `m-extra`
- * (the built-in mock provider, latency 0; the thinking tier asks it to think).
+ * (the built-in mock provider, latency 0; the thinking tier asks it to think),
+ * and with a Responses-speaking fake `m-responses` (every tier → it, through
+ * an `openai` provider with `responses: true`).
  */
-export function e2eCatalog(upstreams: { anthropic?: FakeUpstream; openai?: FakeUpstream } = {}): unknown {
-  return {
+export function e2eCatalog(upstreams: { anthropic?: FakeUpstream; openai?: FakeUpstream; responses?: FakeUpstream } = {}): unknown {
+  const catalog = {
     currency: 'CNY',
     prices: BUILTIN_PRICES,
     providers: {
@@ -78,6 +80,29 @@ export function e2eCatalog(upstreams: { anthropic?: FakeUpstream; openai?: FakeU
         display_name: 'Another mock',
         aliases: ['extra-*'],
         routes: allTiers({ provider: 'sim', model: 'sim-extra' }),
+      },
+    ],
+  };
+  if (!upstreams.responses) return catalog;
+  return {
+    ...catalog,
+    providers: {
+      ...catalog.providers,
+      'fake-gpt-responses': {
+        type: 'openai',
+        base_url: upstreams.responses.baseUrl,
+        api_key_env: 'E2E_OPENAI_KEY',
+        responses: true,
+        connect_timeout_ms: 5_000,
+        idle_timeout_ms: 5_000,
+      },
+    },
+    models: [
+      ...catalog.models,
+      {
+        name: 'm-responses',
+        display_name: 'OpenAI Responses via fake',
+        routes: allTiers({ provider: 'fake-gpt-responses', model: 'gpt-fake-responses' }),
       },
     ],
   };

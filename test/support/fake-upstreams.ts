@@ -1,7 +1,8 @@
 // Fake upstream servers on 127.0.0.1 that speak the real wire protocols over
-// real HTTP: Anthropic Messages (`POST /v1/messages`) and OpenAI Chat
-// Completions (`POST /v1/chat/completions`). Streams are byte-exact SSE in
-// each protocol's format. Tests script the next replies, then read what the
+// real HTTP: Anthropic Messages (`POST /v1/messages`), OpenAI Chat
+// Completions (`POST /v1/chat/completions`) and, on the Responses fake, the
+// OpenAI Responses API (`POST /v1/responses`) beside Chat Completions.
+// Streams are byte-exact SSE in each protocol's format. Tests script the next replies, then read what the
 // gateway sent in `requests`.
 //
 //   const upstream = await startFakeAnthropic();
@@ -37,7 +38,7 @@ export interface FakeReply {
   thinking?: string;
   toolUse?: { id?: string; name: string; input: unknown; argumentChunks?: string[] };
   usage?: FakeUsage;
-  /** Protocol-native stop/finish reason; default end_turn/stop (tool_use/tool_calls with a tool). */
+  /** Protocol-native stop/finish reason; default end_turn/stop (tool_use/tool_calls with a tool); Responses: `max_output_tokens` or `content_filter` make it incomplete. */
   stopReason?: string;
   /** Reply model; default: the model the request named. */
   model?: string;
@@ -66,7 +67,8 @@ export interface FakeReply {
   streamError?: { afterEvents: number; type: string; message: string };
   /**
    * Verbatim stream events instead of generated ones: Anthropic `[event, data]`
-   * pairs, or OpenAI chunk objects (`[DONE]` is added). For relay tests.
+   * pairs, OpenAI chunk objects (`[DONE]` is added), or Responses event
+   * objects (`sequence_number` is added). For relay tests.
    */
   rawEvents?: Array<[string, unknown]> | unknown[];
   /** A verbatim plain JSON reply instead of the generated one. */
@@ -101,7 +103,7 @@ export interface FakeUpstream {
   close(): Promise<void>;
 }
 
-type Protocol = 'anthropic' | 'openai';
+type Protocol = 'anthropic' | 'openai' | 'responses';
 
 const DEFAULT_TEXT = 'Hello there!';
 const DEFAULT_USAGE = { input: 11, output: 6, cacheRead: 0, cacheCreation: 0 };
@@ -112,6 +114,11 @@ export function startFakeAnthropic(): Promise<FakeUpstream> {
 
 export function startFakeOpenAI(): Promise<FakeUpstream> {
   return startFake('openai');
+}
+
+/** An OpenAI server that speaks the Responses API (`/v1/responses`) as well as Chat Completions. */
+export function startFakeOpenAIResponses(): Promise<FakeUpstream> {
+  return startFake('responses');
 }
 
 async function startFake(protocol: Protocol): Promise<FakeUpstream> {
@@ -150,8 +157,10 @@ async function startFake(protocol: Protocol): Promise<FakeUpstream> {
         if (!res.writableFinished) recorded.closedEarly = true;
         markEnded();
       });
-      const expected = protocol === 'anthropic' ? '/v1/messages' : '/v1/chat/completions';
       const path = (req.url ?? '').split('?')[0];
+      // The Responses fake answers Chat Completions too, as OpenAI does.
+      const spoken: Protocol = protocol === 'responses' && path === '/v1/chat/completions' ? 'openai' : protocol;
+      const expected = { anthropic: '/v1/messages', openai: '/v1/chat/completions', responses: '/v1/responses' }[protocol];
       if (req.method === 'POST' && protocol === 'anthropic' && path === '/v1/messages/count_tokens') {
         const reply = queue.shift() ?? {};
         if (reply.status !== undefined && reply.status !== 200) {
@@ -161,13 +170,13 @@ async function startFake(protocol: Protocol): Promise<FakeUpstream> {
         sendJson(res, 200, { input_tokens: reply.countTokens ?? 4242 }, {});
         return;
       }
-      if (req.method !== 'POST' || path !== expected) {
+      if (req.method !== 'POST' || (path !== expected && spoken === protocol)) {
         sendJson(res, 404, errorBody(protocol, 404, { type: 'not_found_error', message: `no route ${req.url}` }), {});
         return;
       }
       counter++;
       const reply = queue.shift() ?? {};
-      void answer(protocol, reply, recorded, res, `${counter}`).catch(() => res.destroy());
+      void answer(spoken, reply, recorded, res, `${counter}`).catch(() => res.destroy());
     });
   });
   const { origin, close } = await listenLocal(server);
@@ -203,17 +212,27 @@ async function answer(
   const requestBody = (recorded.body ?? {}) as Record<string, any>;
   const model = reply.model ?? (typeof requestBody.model === 'string' ? requestBody.model : 'fake-model');
   if (requestBody.stream !== true || reply.ignoreStream) {
-    const body = reply.rawBody ?? (protocol === 'anthropic' ? anthropicMessage(reply, model, serial) : openAiCompletion(reply, model, serial));
+    const body =
+      reply.rawBody ??
+      (protocol === 'anthropic'
+        ? anthropicMessage(reply, model, serial)
+        : protocol === 'responses'
+          ? responsesObject(reply, model, serial, requestBody, 'completed')
+          : openAiCompletion(reply, model, serial));
     sendJson(res, 200, body, headers);
     return;
   }
   const events = reply.rawEvents
     ? protocol === 'anthropic'
       ? (reply.rawEvents as Array<[string, unknown]>).map(([name, data]) => anthropicSse(name, data))
-      : [...reply.rawEvents.map((chunk) => openAiSse(chunk)), 'data: [DONE]\n\n']
+      : protocol === 'responses'
+        ? (reply.rawEvents as Array<Record<string, unknown>>).map((data, i) => responsesSse({ ...data, sequence_number: i }))
+        : [...reply.rawEvents.map((chunk) => openAiSse(chunk)), 'data: [DONE]\n\n']
     : protocol === 'anthropic'
       ? anthropicEvents(reply, model, serial)
-      : openAiEvents(reply, model, serial, requestBody.stream_options?.include_usage === true);
+      : protocol === 'responses'
+        ? responsesEvents(reply, model, serial, requestBody)
+        : openAiEvents(reply, model, serial, requestBody.stream_options?.include_usage === true);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
   res.flushHeaders();
   for (const [sent, event] of events.entries()) {
@@ -222,7 +241,9 @@ async function answer(
       res.end(
         protocol === 'anthropic'
           ? anthropicSse('error', { type: 'error', error: { type, message } })
-          : openAiSse({ error: { message, type, param: null, code: null } }),
+          : protocol === 'responses'
+            ? responsesSse({ type: 'error', code: type, message, param: null, sequence_number: sent })
+            : openAiSse({ error: { message, type, param: null, code: null } }),
       );
       return;
     }
@@ -490,6 +511,123 @@ function openAiEvents(reply: FakeReply, model: string, serial: string, includeUs
   return events;
 }
 
+// ---- OpenAI Responses ------------------------------------------------------
+
+function responsesSse(data: Record<string, unknown>): string {
+  return `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function responsesUsage(reply: FakeReply): unknown {
+  const usage = usageOf(reply);
+  return {
+    input_tokens: usage.input,
+    input_tokens_details: { cached_tokens: usage.cacheRead },
+    output_tokens: usage.output,
+    output_tokens_details: { reasoning_tokens: reply.thinking === undefined ? 0 : 3 },
+    total_tokens: usage.input + usage.output,
+  };
+}
+
+/** The output items of a reply, done: reasoning, then the message, then the function call. */
+function responsesOutput(reply: FakeReply, serial: string, request: Record<string, any>): Array<Record<string, unknown>> {
+  const output: Array<Record<string, unknown>> = [];
+  if (reply.thinking !== undefined) {
+    const encrypted = Array.isArray(request.include) && request.include.includes('reasoning.encrypted_content');
+    output.push({
+      id: `rs_fake_${serial}`,
+      type: 'reasoning',
+      summary: [{ type: 'summary_text', text: reply.thinking }],
+      ...(encrypted ? { encrypted_content: `enc_fake_${serial}` } : {}),
+    });
+  }
+  const text = textOf(reply);
+  if (text !== '') {
+    output.push({
+      id: `msg_fake_${serial}`,
+      type: 'message',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+    });
+  }
+  if (reply.toolUse) {
+    const { id, name, input } = reply.toolUse;
+    output.push({
+      id: `fc_fake_${serial}`,
+      type: 'function_call',
+      status: 'completed',
+      call_id: id ?? `call_fake_${serial}`,
+      name,
+      arguments: JSON.stringify(input),
+    });
+  }
+  return output;
+}
+
+function responsesObject(reply: FakeReply, model: string, serial: string, request: Record<string, any>, status: string): Record<string, unknown> {
+  const incomplete = reply.stopReason === 'max_output_tokens' || reply.stopReason === 'content_filter';
+  const done = status === 'completed';
+  return {
+    id: reply.id ?? `resp_fake_${serial}`,
+    object: 'response',
+    created_at: 1_727_346_173,
+    status: done && incomplete ? 'incomplete' : status,
+    error: null,
+    incomplete_details: done && incomplete ? { reason: reply.stopReason } : null,
+    instructions: request.instructions ?? null,
+    model,
+    output: done ? responsesOutput(reply, serial, request) : [],
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+    service_tier: 'default',
+    store: request.store ?? true,
+    tools: request.tools ?? [],
+    usage: done ? responsesUsage(reply) : null,
+  };
+}
+
+function responsesEvents(reply: FakeReply, model: string, serial: string, request: Record<string, any>): string[] {
+  let sequence = 0;
+  const events: string[] = [];
+  const emit = (type: string, data: Record<string, unknown>): void => {
+    events.push(responsesSse({ type, sequence_number: sequence++, ...data }));
+  };
+  const inProgress = responsesObject(reply, model, serial, request, 'in_progress');
+  emit('response.created', { response: inProgress });
+  emit('response.in_progress', { response: inProgress });
+  responsesOutput(reply, serial, request).forEach((done, outputIndex) => {
+    const at = { item_id: done.id, output_index: outputIndex };
+    switch (done.type) {
+      case 'reasoning': {
+        const { encrypted_content: _encrypted, ...rest } = done;
+        emit('response.output_item.added', { output_index: outputIndex, item: { ...rest, summary: [] } });
+        emit('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } });
+        emit('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: reply.thinking });
+        emit('response.reasoning_summary_text.done', { ...at, summary_index: 0, text: reply.thinking });
+        emit('response.reasoning_summary_part.done', { ...at, summary_index: 0, part: { type: 'summary_text', text: reply.thinking } });
+        break;
+      }
+      case 'message': {
+        emit('response.output_item.added', { output_index: outputIndex, item: { ...done, status: 'in_progress', content: [] } });
+        emit('response.content_part.added', { ...at, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+        for (const delta of textChunks(reply)) emit('response.output_text.delta', { ...at, content_index: 0, delta, logprobs: [] });
+        emit('response.output_text.done', { ...at, content_index: 0, text: textOf(reply), logprobs: [] });
+        emit('response.content_part.done', { ...at, content_index: 0, part: (done.content as unknown[])[0] });
+        break;
+      }
+      case 'function_call': {
+        emit('response.output_item.added', { output_index: outputIndex, item: { ...done, status: 'in_progress', arguments: '' } });
+        for (const delta of argumentChunks(reply.toolUse!)) emit('response.function_call_arguments.delta', { ...at, delta });
+        emit('response.function_call_arguments.done', { ...at, name: done.name, arguments: done.arguments });
+        break;
+      }
+    }
+    emit('response.output_item.done', { output_index: outputIndex, item: done });
+  });
+  const final = responsesObject(reply, model, serial, request, 'completed');
+  emit(final.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: final });
+  return events;
+}
+
 // ---- Factories for adapter tests -------------------------------------------
 
 const ONE: Decimal = { units: 1n, scale: 0, text: '1' };
@@ -512,6 +650,8 @@ export interface FakeDeploymentOptions {
   idleTimeoutMs?: number;
   mock?: Partial<MockBehaviour>;
   name?: string;
+  /** An `openai` provider that speaks the Responses API too. */
+  responses?: boolean;
 }
 
 /** A deployment of the given provider type, e.g. pointed at a fake upstream's baseUrl. */
@@ -526,6 +666,7 @@ export function fakeDeployment(type: ProviderType, options: FakeDeploymentOption
       connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
       idleTimeoutMs: options.idleTimeoutMs ?? 5_000,
       mock: { ...QUIET_MOCK, ...options.mock },
+      ...(options.responses ? { responses: true } : {}),
     },
     model: options.model ?? `${type}-model`,
     thinking: options.thinking ?? false,

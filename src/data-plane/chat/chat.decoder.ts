@@ -12,19 +12,16 @@ import type {
   CanonicalRequest,
   CanonicalTool,
   CanonicalToolChoice,
-  Effort,
   OutputFormat,
   RefusedField,
   SourceRequest,
 } from '../canonical';
+import { applyReasoningEffort, dataUrl, imageFromUrl, pushTurn as push } from '../openai-decode';
 
 type Schemas = components['schemas'];
 export type ChatCompletionRequest = Schemas['ChatCompletionRequest'];
 type ChatMessageParam = Schemas['ChatMessageParam'];
 type ContentPart = Record<string, unknown> & { type: string };
-
-const EFFORT_BUDGET: Record<string, number> = { minimal: 1024, low: 2048, medium: 4096, high: 8192, xhigh: 16384, max: 32768 };
-const EFFORTS = new Set<string>(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
 
 /** Top-level fields with a counterpart in the Messages API (or that the gateway itself reads). */
 const TRANSLATED = new Set([
@@ -95,8 +92,6 @@ function partsText(content: ChatMessageParam['content'], path: string): string {
     .join('\n\n');
 }
 
-const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
-
 function part(p: ContentPart, path: string, refused: RefusedField[]): CanonicalContent {
   switch (p.type) {
     case 'text':
@@ -104,16 +99,12 @@ function part(p: ContentPart, path: string, refused: RefusedField[]): CanonicalC
     case 'refusal':
       return { type: 'text', text: (p as unknown as Schemas['ChatContentPartRefusal']).refusal };
     case 'image_url': {
-      const { url } = (p as unknown as Schemas['ChatContentPartImage']).image_url;
-      const data = DATA_URL.exec(url);
-      return { type: 'image', source: data ? { kind: 'base64', mediaType: data[1]!, data: data[2]! } : { kind: 'url', url } };
+      return { type: 'image', source: imageFromUrl((p as unknown as Schemas['ChatContentPartImage']).image_url.url) };
     }
     case 'file': {
       const file = (p as unknown as Schemas['ChatContentPartFile']).file;
-      const data = typeof file.file_data === 'string' ? DATA_URL.exec(file.file_data) : null;
-      if (data) {
-        return { type: 'document', source: { kind: 'base64', mediaType: data[1]!, data: data[2]! }, ...(file.filename ? { title: file.filename } : {}) };
-      }
+      const data = typeof file.file_data === 'string' ? dataUrl(file.file_data) : null;
+      if (data) return { type: 'document', source: { kind: 'base64', ...data }, ...(file.filename ? { title: file.filename } : {}) };
       refused.push({ field: `${path}.file`, reason: 'only files given inline as file_data (a base64 data: URL) can be translated' });
       return { type: 'other', raw: p };
     }
@@ -173,13 +164,6 @@ function outputFormat(format: ChatCompletionRequest['response_format']): OutputF
   return undefined;
 }
 
-/** Appends content to the last message when it has the same role: upstreams want alternating turns. */
-function push(messages: CanonicalMessage[], role: CanonicalMessage['role'], content: CanonicalContent[]): void {
-  const last = messages[messages.length - 1];
-  if (last && last.role === role && role !== 'system') last.content.push(...content);
-  else messages.push({ role, content });
-}
-
 export function decodeChatRequest(body: ChatCompletionRequest, defaultMaxTokens: number): CanonicalRequest {
   const { dropped, refused } = untranslated(body);
   const system: string[] = [];
@@ -235,15 +219,7 @@ export function decodeChatRequest(body: ChatCompletionRequest, defaultMaxTokens:
   if (body.tools?.length) request.tools = tools(body, refused);
   const choice = toolChoice(body, refused);
   if (choice) request.toolChoice = choice;
-  const effort = body.reasoning_effort;
-  if (effort === 'none') {
-    request.thinking = { type: 'disabled' };
-    request.effort = 'none';
-  } else if (typeof effort === 'string' && effort !== '') {
-    const budget = Math.min(EFFORT_BUDGET[effort] ?? 4096, request.maxTokens - 1);
-    request.thinking = budget >= 1024 ? { type: 'enabled', budgetTokens: budget } : { type: 'enabled' };
-    if (EFFORTS.has(effort)) request.effort = effort as Effort;
-  }
+  applyReasoningEffort(request, body.reasoning_effort);
   const format = outputFormat(body.response_format);
   if (format) request.outputFormat = format;
   if (body.user) request.userId = body.user;

@@ -3,7 +3,7 @@
 // earlier reasoning), in place (copy-on-write), so the body that passes
 // through is the caller's own but for the redacted texts.
 import type { InputInspector } from '../../guardrails/guardrail-engine';
-import { editItems, inspectUnknown, isObject, withField } from '../body-walk';
+import { editItems, inspectJsonText, inspectUnknown, isObject, withField } from '../body-walk';
 import type { RawObject } from '../canonical';
 
 export function guardChatBody<T extends RawObject>(body: T, inspect: InputInspector): T {
@@ -49,13 +49,5 @@ function guardContent(content: unknown, field: string, inspect: InputInspector):
 /** Arguments are JSON in a string: inspected leaf by leaf, so a redaction keeps them valid JSON. */
 function guardToolCall(call: unknown, field: string, inspect: InputInspector): unknown {
   if (!isObject(call) || !isObject(call.function) || typeof call.function.arguments !== 'string') return call;
-  const text = call.function.arguments;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return withField(call, 'function', withField(call.function, 'arguments', inspect.text(text, `${field}.function.arguments`)));
-  }
-  const inspected = inspect.json(parsed, `${field}.function.arguments`);
-  return inspected === parsed ? call : withField(call, 'function', withField(call.function, 'arguments', JSON.stringify(inspected)));
+  return withField(call, 'function', withField(call.function, 'arguments', inspectJsonText(call.function.arguments, `${field}.function.arguments`, inspect)));
 }

@@ -4,7 +4,8 @@
 // The properties hold for every request:
 // - never a 5xx;
 // - every 4xx carries the error envelope documented for its surface
-//   (Anthropic on /v1/messages*, OpenAI on /v1/chat/completions, either on
+//   (Anthropic on /v1/messages*, OpenAI on /v1/chat/completions and
+//   /v1/responses, either on
 //   /v1/models by `anthropic-version`, REST `{error:{code,message}}` on /api/v1);
 // - a 2xx only for a request the contract accepts.
 import { fileURLToPath } from 'node:url';
@@ -300,7 +301,7 @@ describe('fuzz: every endpoint keeps its contract under random input', function 
       fc.constant({ authorization: 'Bearer tsxt-invalid' }),
     );
     const setup: Setup = {
-      surface: (path, headers) => (path.startsWith('/v1/chat/') ? 'openai' : path.startsWith('/v1/models') ? (headers['anthropic-version'] ? 'anthropic' : 'openai') : 'anthropic'),
+      surface: (path, headers) => (path.startsWith('/v1/chat/') || path.startsWith('/v1/responses') ? 'openai' : path.startsWith('/v1/models') ? (headers['anthropic-version'] ? 'anthropic' : 'openai') : 'anthropic'),
       auth,
       pathBias: { model_id: fc.constantFrom(...MODELS, 'no-such-model') },
       queryBias: { after_id: fc.constantFrom(...MODELS), before_id: fc.constantFrom(...MODELS) },

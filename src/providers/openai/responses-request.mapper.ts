@@ -1,0 +1,28 @@
+// The request side of the OpenAI Responses API, for Responses-form calls to
+// an `openai` provider that speaks it (`responses: true` in the catalog): the
+// caller's body passes through with only what the gateway owns changed.
+import type { CanonicalRequest, RawObject } from '../../data-plane/canonical';
+import type { Deployment } from '../../routing/catalog.types';
+import { isRecord } from '../upstream-http';
+
+/**
+ * The body for `POST {base_url}/responses`: the caller's own (after input
+ * guardrails) with the deployment's model; `store: false`, since the gateway
+ * offers no way to read a stored response back (the caller's own `false`, or
+ * nothing, which the API would take as `true`); a `max_output_tokens` the
+ * gateway lowered; and the reasoning a deployment forces when the caller
+ * chose none.
+ */
+export function responsesBody(request: CanonicalRequest, deployment: Deployment): RawObject {
+  const source = request.source!.body;
+  const body: RawObject = { ...source, model: deployment.model, store: false, stream: request.stream };
+  if (typeof source.max_output_tokens === 'number' && request.maxTokens < source.max_output_tokens) body.max_output_tokens = request.maxTokens;
+  const reasoning = isRecord(source.reasoning) ? source.reasoning : undefined;
+  if (deployment.thinking && request.thinking === undefined && reasoning?.effort == null) {
+    body.reasoning = { ...reasoning, effort: 'high' };
+    // Reasoning models reject sampling parameters; the effort replaces them.
+    delete body.temperature;
+    delete body.top_p;
+  }
+  return body;
+}

@@ -1,8 +1,8 @@
-// Spec §2.4 / DESIGN §9: metering is identical for both protocol forms. The
+// Spec §2.4 / DESIGN §9: metering is identical for every protocol form. The
 // same random conversation, sent through the official Anthropic client
-// (/v1/messages) and the official OpenAI client (/v1/chat/completions) to the
-// same model, must give the same response usage and usage records that differ
-// only in `form`, request id and time. The built-in mock provider answers:
+// (/v1/messages) and the official OpenAI client (/v1/chat/completions and
+// /v1/responses) to the same model, must give the same response usage and
+// usage records that differ only in `form`, request id and time. The built-in mock provider answers:
 // it is deterministic, and a warm-up call puts both measured calls in the same
 // prefix-cache state.
 import Anthropic from '@anthropic-ai/sdk';
@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { EasyInputMessage, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { UsageItem } from '../../src/metering/usage-query.service';
 import { createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../support/app';
 import { e2eCatalog, gatewayUsage, usageDetail, type GatewayUsage } from './e2e-support';
@@ -21,8 +22,11 @@ interface Conversation {
   turns: string[];
   thinking: boolean;
   stream: boolean;
-  messagesFirst: boolean;
+  /** The order the three forms are called in (after a warm-up). */
+  order: Form[];
 }
+
+type Form = 'messages' | 'chat' | 'responses';
 
 interface Answer {
   requestId: string;
@@ -47,10 +51,10 @@ const conversation: fc.Arbitrary<Conversation> = fc.record({
   turns: fc.integer({ min: 1, max: 3 }).chain((n) => fc.array(text, { minLength: 2 * n - 1, maxLength: 2 * n - 1 })),
   thinking: fc.boolean(),
   stream: fc.boolean(),
-  messagesFirst: fc.boolean(),
+  order: fc.shuffledSubarray<Form>(['messages', 'chat', 'responses'], { minLength: 3, maxLength: 3 }),
 });
 
-describe('e2e: metering parity of the two protocol forms (property)', function () {
+describe('e2e: metering parity of the three protocol forms (property)', function () {
   this.timeout(120_000);
   let t: TestApp;
   let owner: TestAccount;
@@ -121,19 +125,51 @@ describe('e2e: metering parity of the two protocol forms (property)', function (
     return { requestId: request_id ?? '', text: completion.choices[0]?.message.content ?? '', usage: toUsage(completion.usage) };
   }
 
-  it('gives identical usage and usage records through /v1/messages and /v1/chat/completions', async () => {
+  async function viaResponses(c: Conversation): Promise<Answer> {
+    const input: EasyInputMessage[] = c.turns.map((content, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content }));
+    const params = {
+      model: MODEL,
+      input,
+      max_output_tokens: maxTokens(c),
+      ...(c.system !== null ? { instructions: c.system } : {}),
+      ...(c.thinking ? { reasoning: { effort: 'high' as const } } : {}),
+    };
+    const toUsage = (usage: unknown): GatewayUsage => {
+      const u = usage as Record<string, unknown>;
+      expect(u.cached_input_tokens).to.equal((u.input_tokens_details as { cached_tokens: number }).cached_tokens);
+      expect(u.total_tokens).to.equal((u.input_tokens as number) + (u.output_tokens as number));
+      return gatewayUsage(u);
+    };
+    if (c.stream) {
+      const { data: stream, request_id } = await openai.responses.create({ ...params, stream: true }).withResponse();
+      const events: ResponseStreamEvent[] = [];
+      for await (const event of stream) events.push(event);
+      const textOut = events.map((e) => (e.type === 'response.output_text.delta' ? e.delta : '')).join('');
+      const completed = events.at(-1);
+      expect(completed?.type).to.equal('response.completed');
+      return { requestId: request_id ?? '', text: textOut, usage: toUsage(completed?.type === 'response.completed' ? completed.response.usage : undefined) };
+    }
+    const { data: response, request_id } = await openai.responses.create(params).withResponse();
+    return { requestId: request_id ?? '', text: response.output_text, usage: toUsage(response.usage) };
+  }
+
+  const VIA: Record<Form, (c: Conversation) => Promise<Answer>> = { messages: viaMessages, chat: viaChat, responses: viaResponses };
+
+  it('gives identical usage and usage records through /v1/messages, /v1/chat/completions and /v1/responses', async () => {
     let runs = 0;
     await fc.assert(
       fc.asyncProperty(conversation, async (c) => {
         runs++;
-        // Warm-up: afterwards the prompt prefix is in the mock's cache for both measured calls alike.
+        // Warm-up: afterwards the prompt prefix is in the mock's cache for every measured call alike.
         await viaMessages({ ...c, stream: false });
-        const [messages, chat] = c.messagesFirst
-          ? [await viaMessages(c), await viaChat(c)]
-          : await viaChat(c).then(async (chatAnswer) => [await viaMessages(c), chatAnswer] as const);
+        const answers = {} as Record<Form, Answer>;
+        for (const form of c.order) answers[form] = await VIA[form](c);
+        const { messages, chat, responses } = answers;
 
         expect(chat.usage, 'response usage').to.deep.equal(messages.usage);
         expect(chat.text, 'reply text').to.equal(messages.text);
+        expect(responses.usage, 'response usage (responses)').to.deep.equal(messages.usage);
+        expect(responses.text, 'reply text (responses)').to.equal(messages.text);
         // An explicit thinking request forces the thinking tier; without one the
         // assessor may still pick it for a reasoning-heavy conversation.
         if (c.thinking) expect(messages.usage.thinking).to.equal(true);
@@ -149,10 +185,13 @@ describe('e2e: metering parity of the two protocol forms (property)', function (
         };
         const fromMessages = find(messages.requestId);
         const fromChat = find(chat.requestId);
+        const fromResponses = find(responses.requestId);
         expect(fromMessages.form).to.equal('messages');
         expect(fromChat.form).to.equal('chat_completions');
+        expect(fromResponses.form).to.equal('responses');
         const comparable = ({ request_id: _id, created_at: _at, form: _form, ...rest }: UsageItem) => rest;
         expect(comparable(fromChat), 'usage record').to.deep.equal(comparable(fromMessages));
+        expect(comparable(fromResponses), 'usage record (responses)').to.deep.equal(comparable(fromMessages));
         expect(fromMessages).to.include({ status: 'ok', stream: c.stream, thinking: messages.usage.thinking, model: MODEL });
         // The record and the response agree.
         const tier = messages.usage.price_tier;

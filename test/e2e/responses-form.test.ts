@@ -1,8 +1,11 @@
 // The OpenAI Responses form, POST /v1/responses, as its clients use it: the
 // official `openai` SDK (`responses.create`, plain and streamed, with a
-// function tool round), on every kind of upstream: the built-in mock, an
+// function tool round) and the OpenAI Agents SDK in its default (Responses)
+// mode with a tool loop, on every kind of upstream: the built-in mock, an
 // Anthropic upstream and a Chat Completions upstream (translated), and an
-// OpenAI upstream that speaks the Responses API (passed through).
+// OpenAI upstream that speaks the Responses API (passed through). Codex CLI
+// has its own suite (codex-cli.test.ts).
+import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import type { ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
@@ -198,5 +201,51 @@ describe('e2e: the Responses form (POST /v1/responses)', function () {
       expect(response.status).to.equal(200);
       expect(response.headers.get('x-gateway-dropped')).to.equal(null);
     });
+  });
+
+  describe('the OpenAI Agents SDK (default Responses mode)', () => {
+    before(() => setTracingDisabled(true));
+
+    function weatherAgent(model: string, asked: string[]) {
+      const getWeather = tool({
+        name: 'get_weather',
+        description: 'Weather for a city',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+        strict: true,
+        execute: (input) => {
+          const { city } = input as { city: string };
+          asked.push(city);
+          return `${city}: 18°C, light rain`;
+        },
+      });
+      return new Agent({ name: 'Weather desk', instructions: 'Answer weather questions with the tool.', model, tools: [getWeather] });
+    }
+
+    const runner = () => new Runner({ modelProvider: new OpenAIProvider({ openAIClient: openai() }) });
+
+    for (const kind of ['anthropic', 'openai', 'responses'] as const) {
+      for (const stream of [false, true]) {
+        it(`runs an agent's tool loop on ${kind}${stream ? ', streamed' : ''}: the model calls the tool, the agent runs it, the model answers`, async () => {
+          const from = fakes[kind].requests.length;
+          fakes[kind].script({ toolUse: { id: `call_agent_${kind}`, name: 'get_weather', input: { city: 'Hangzhou' } } }, { text: 'Hangzhou: 18°C with light rain.' });
+          const asked: string[] = [];
+          const agent = weatherAgent(MODEL[kind], asked);
+          let finalOutput: unknown;
+          if (stream) {
+            const result = await runner().run(agent, 'What is the weather in Hangzhou?', { stream: true });
+            await result.completed;
+            finalOutput = result.finalOutput;
+          } else {
+            finalOutput = (await runner().run(agent, 'What is the weather in Hangzhou?')).finalOutput;
+          }
+          expect(finalOutput).to.equal('Hangzhou: 18°C with light rain.');
+          expect(asked).to.deep.equal(['Hangzhou']);
+          const received = fakes[kind].requests.slice(from);
+          expect(received).to.have.length(2);
+          expect(JSON.stringify(received[1]!.body)).to.contain('Hangzhou: 18°C, light rain');
+          if (kind === 'anthropic') expect(received[0]!.body.system).to.contain('Answer weather questions with the tool.');
+        });
+      }
+    }
   });
 });

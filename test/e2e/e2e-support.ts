@@ -9,7 +9,7 @@ import type { PriceClass } from '../../src/metering/tiers';
 import type { KeyUsage, UsageList } from '../../src/metering/usage-query.service';
 import { BUILTIN_PRICES } from '../../src/routing/builtin-catalog';
 import { api, createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../support/app';
-import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from '../support/fake-upstreams';
+import { startFakeAnthropic, startFakeOpenAI, startFakeOpenAIResponses, type FakeUpstream } from '../support/fake-upstreams';
 
 /** Names of the environment variables holding the provider keys, and their values. */
 export const PROVIDER_ENV = {
@@ -120,21 +120,30 @@ export const KEY_SCOPE = ['m-anthropic', 'm-openai', 'm-mock'];
 
 export interface E2eGateway {
   t: TestApp;
-  fakes: Record<UpstreamKind, FakeUpstream>;
+  /** With `responses: true` also `responses`, the Responses-speaking fake behind `m-responses`. */
+  fakes: Record<UpstreamKind, FakeUpstream> & { responses?: FakeUpstream };
   close(): Promise<void>;
 }
 
-/** Both fake upstreams, and the gateway in front of them on `e2eCatalog` with the provider keys set. */
-export async function startE2eGateway(): Promise<E2eGateway> {
-  const fakes = { anthropic: await startFakeAnthropic(), openai: await startFakeOpenAI() };
+export interface E2eGatewayOptions {
+  /** Also a fake OpenAI server that speaks the Responses API, behind model `m-responses`. */
+  responses?: boolean;
+}
+
+/** Both fake upstreams (and the Responses one, when asked), and the gateway in front of them on `e2eCatalog` with the provider keys set. */
+export async function startE2eGateway(options: E2eGatewayOptions = {}): Promise<E2eGateway> {
+  const fakes = {
+    anthropic: await startFakeAnthropic(),
+    openai: await startFakeOpenAI(),
+    ...(options.responses ? { responses: await startFakeOpenAIResponses() } : {}),
+  };
   const t = await startTestApp({ catalog: e2eCatalog(fakes), env: PROVIDER_ENV });
   return {
     t,
     fakes,
     close: async () => {
       await t.close();
-      await fakes.anthropic.close();
-      await fakes.openai.close();
+      await Promise.all(Object.values(fakes).map((fake) => fake.close()));
     },
   };
 }
@@ -148,10 +157,11 @@ export interface KeyedGateway extends E2eGateway {
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
 }
 
-export async function startKeyedGateway(): Promise<KeyedGateway> {
-  const gateway = await startE2eGateway();
+/** The e2e gateway with an owner and one key in KEY_SCOPE (and `m-responses`, with `responses: true`). */
+export async function startKeyedGateway(options: E2eGatewayOptions = {}): Promise<KeyedGateway> {
+  const gateway = await startE2eGateway(options);
   const owner = await createAccount(gateway.t);
-  const key = await createKey(gateway.t, owner.token, { model_scope: KEY_SCOPE });
+  const key = await createKey(gateway.t, owner.token, { model_scope: options.responses ? [...KEY_SCOPE, 'm-responses'] : KEY_SCOPE });
   const secret: string = key.api_key;
   return {
     ...gateway,

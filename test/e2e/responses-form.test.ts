@@ -9,9 +9,9 @@ import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import type { ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../support/app';
-import { startFakeAnthropic, startFakeOpenAI, startFakeOpenAIResponses, type FakeUpstream } from '../support/fake-upstreams';
-import { e2eCatalog, PROVIDER_ENV, usageDetail } from './e2e-support';
+import type { TestAccount, TestApp } from '../support/app';
+import type { FakeUpstream } from '../support/fake-upstreams';
+import { startKeyedGateway, usageDetail, type KeyedGateway } from './e2e-support';
 
 type Kind = 'mock' | 'anthropic' | 'openai' | 'responses';
 
@@ -41,29 +41,25 @@ interface FormUsage {
 
 describe('e2e: the Responses form (POST /v1/responses)', function () {
   this.timeout(60_000);
+  let gateway: KeyedGateway;
   let t: TestApp;
   let owner: TestAccount;
   let secret: string;
   let keyId: string;
-  let fakes: { anthropic: FakeUpstream; openai: FakeUpstream; responses: FakeUpstream };
+  let fakes: Record<'anthropic' | 'openai' | 'responses', FakeUpstream>;
 
   before(async () => {
-    fakes = { anthropic: await startFakeAnthropic(), openai: await startFakeOpenAI(), responses: await startFakeOpenAIResponses() };
-    t = await startTestApp({ catalog: e2eCatalog(fakes), env: PROVIDER_ENV });
-    owner = await createAccount(t);
-    const key = await createKey(t, owner.token, { model_scope: Object.values(MODEL) });
-    secret = key.api_key;
-    keyId = key.api_key_id;
+    gateway = await startKeyedGateway({ responses: true });
+    ({ t, owner, secret, keyId } = gateway);
+    fakes = { ...gateway.fakes, responses: gateway.fakes.responses! };
   });
 
   after(async () => {
-    await t?.close();
-    await Promise.all(Object.values(fakes ?? {}).map((f) => f.close()));
+    await gateway?.close();
   });
 
   const openai = () => new OpenAI({ apiKey: secret, baseURL: `${t.baseUrl}/v1`, maxRetries: 0 });
-  const post = (body: unknown) =>
-    fetch(`${t.baseUrl}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (body: unknown) => gateway.post('/v1/responses', body);
   const usageOf = (usage: unknown) => usage as FormUsage;
 
   async function recordOf(requestId: string | null | undefined) {

@@ -60,6 +60,8 @@ export function builtinCatalogJson(env: Env): Record<string, unknown> {
       type: upstream.type,
       base_url: env[upstream.urlEnv] || upstream.defaultUrl,
       api_key_env: upstream.keyEnv,
+      // OpenAI itself speaks the Responses API; a compatible server at OPENAI_BASE_URL may not.
+      ...(upstream.type === 'openai' && !env[upstream.urlEnv] ? { responses: true } : {}),
     };
     real.push(upstream.route);
   }

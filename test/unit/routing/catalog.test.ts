@@ -129,6 +129,11 @@ describe('model catalog', () => {
       expect(routeModels(catalog, 'tsxt-general', 'light')).to.deep.equal(['sim/sim-small']);
     });
 
+    it('lets Responses-form calls pass through to OpenAI itself, not to a compatible server at OPENAI_BASE_URL', () => {
+      expect(builtinCatalog({ OPENAI_API_KEY: 'sk-oai' }).providers.openai).to.include({ baseUrl: 'https://api.openai.com/v1', responses: true });
+      expect(builtinCatalog({ OPENAI_API_KEY: 'sk-oai', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }).providers.openai!.responses).to.equal(undefined);
+    });
+
     it('honours ANTHROPIC_BASE_URL', () => {
       const catalog = builtinCatalog({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'http://127.0.0.1:4010/' });
       expect(catalog.providers.anthropic!.baseUrl).to.equal('http://127.0.0.1:4010');
@@ -173,6 +178,8 @@ describe('model catalog', () => {
       ['unknown top-level key', (c) => (c.modles = []), 'modles: unknown key (did you mean "models"?)'],
       ['unknown tier', (c) => (c.models[0].routes.medium = []), 'models[0].routes.medium: unknown key'],
       ['unknown provider type', (c) => (c.providers.sim.type = 'mok'), 'providers.sim.type: must be one of anthropic, openai, mock, got "mok"'],
+      ['responses on a non-openai provider', (c) => (c.providers.claude.responses = true), 'providers.claude.responses: is only valid for providers of type "openai"'],
+      ['responses not a boolean', (c) => (c.providers.local.responses = 'yes'), 'providers.local.responses: must be true or false'],
       ['model with no routes', (c) => (c.models[0].routes = { light: [], heavy: [] }), 'models[0].routes: has no deployments in any tier'],
       ['deployment without model', (c) => delete c.models[0].routes.heavy[0].model, 'models[0].routes.heavy[0].model: is required'],
       ['bad currency', (c) => (c.currency = 'yuan'), 'currency: must be a 3-letter upper-case currency code'],
@@ -251,6 +258,14 @@ describe('model catalog', () => {
       expect(parsed.assessment).to.deep.equal({ standard: 0.3, heavy: 0.7 });
       expect(parsed.guardrails).to.deep.equal({ policies: { pii: 'block', 'prompt-injection': 'off' }, blockList: ['机密'] });
       expect(parsed.models[0]).to.include({ createdAt: '2026-03-01T00:00:00Z', defaultMaxTokens: 1024 });
+    });
+
+    it('reads `responses: true` on an openai provider (Responses-form calls pass through to it)', () => {
+      const catalog = example();
+      catalog.providers.local.responses = true;
+      const parsed = parseCatalog(catalog, { LOCAL_LLM_KEY: 'k' }, 'catalog.json');
+      expect(parsed.providers.local!.responses).to.equal(true);
+      expect(parseCatalog(example(), { LOCAL_LLM_KEY: 'k' }, 'catalog.json').providers.local!.responses).to.equal(undefined);
     });
 
     it('reads breaker settings for the catalog and per provider, each field over the level above', () => {

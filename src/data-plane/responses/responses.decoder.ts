@@ -107,6 +107,7 @@ class Untranslated {
       else if (value != null && value !== false) this.drop(key);
     }
     if (Array.isArray(body.include)) for (const value of body.include) if (!HONOURED_INCLUDES.has(String(value))) this.drop(`include ${String(value)}`);
+    if (isObject(body.text) && body.text.verbosity != null) this.drop('text.verbosity');
   }
 
   result() {

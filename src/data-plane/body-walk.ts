@@ -86,3 +86,27 @@ export function inspectJsonText(text: string, field: string, inspect: InputInspe
   const inspected = inspect.json(parsed, field);
   return inspected === parsed ? text : JSON.stringify(inspected);
 }
+
+/** Content-part kinds of the two OpenAI forms whose text the model reads under `text` (chat; Responses input and output). */
+const TEXT_PARTS = new Set(['text', 'input_text', 'output_text']);
+/** Content-part kinds holding pixels, sound or file bytes or addresses: no text to scan. */
+const MEDIA_PARTS = new Set(['image_url', 'input_audio', 'file', 'input_image', 'input_file']);
+
+/**
+ * An OpenAI-form content (chat message content, Responses item content or
+ * tool output): a string or content parts, each text inspected; part kinds
+ * added later are inspected whole.
+ */
+export function guardOpenAiContent(content: unknown, field: string, inspect: InputInspector): unknown {
+  if (typeof content === 'string') return inspect.text(content, field);
+  if (!Array.isArray(content)) return content;
+  return editItems(content, (part: unknown, i) => {
+    if (!isObject(part)) return part;
+    const at = `${field}.${i}`;
+    const type = String(part.type);
+    if (TEXT_PARTS.has(type)) return typeof part.text === 'string' ? withField(part, 'text', inspect.text(part.text, `${at}.text`)) : part;
+    if (type === 'refusal') return typeof part.refusal === 'string' ? withField(part, 'refusal', inspect.text(part.refusal, `${at}.refusal`)) : part;
+    if (MEDIA_PARTS.has(type)) return part;
+    return inspectUnknown(part, at, inspect);
+  });
+}

@@ -4,7 +4,6 @@
 // the real SSE protocol. A recording proxy between the CLI and the gateway
 // keeps what Claude Code itself sent, so the test can hold the upstream's view
 // against it: pass-through means the two are equal but for `model`.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -13,6 +12,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { createAccount, createKey, type TestAccount } from '../support/app';
+import { runCli, type CliRun } from '../support/cli-process';
 import { listenLocal } from '../support/local-server';
 import { startE2eGateway, usageDetail, type E2eGateway } from './e2e-support';
 
@@ -65,34 +65,20 @@ async function recordingProxy(target: string): Promise<{ url: string; seen: Reco
   return { url: origin, seen, close };
 }
 
-interface ClaudeRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+interface ClaudeRun extends CliRun {
   result: any;
 }
 
-/** `claude -p <prompt> --output-format json`, spawned asynchronously: the fake upstream and the gateway live in this process. */
-function runClaude(binary: string, args: string[], env: Record<string, string>, cwd: string): Promise<ClaudeRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      let result: unknown;
-      try {
-        result = JSON.parse(stdout);
-      } catch {
-        result = undefined;
-      }
-      resolve({ code, stdout, stderr, result });
-    });
-  });
+/** `claude -p <prompt> --output-format json`, its JSON result parsed. */
+async function runClaude(binary: string, args: string[], env: Record<string, string>, cwd: string): Promise<ClaudeRun> {
+  const run = await runCli(binary, args, env, cwd);
+  let result: unknown;
+  try {
+    result = JSON.parse(run.stdout);
+  } catch {
+    result = undefined;
+  }
+  return { ...run, result };
 }
 
 /** The body as the upstream should get it: the caller's, with the deployment's model. */

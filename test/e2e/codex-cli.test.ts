@@ -4,16 +4,15 @@
 // 0.169 accepts) and a gateway key in the provider's `env_key`, against fake
 // upstreams that speak the real protocols. Codex runs `codex exec` to the
 // end: a tool call it executes, the output sent back, then the answer.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../support/app';
-import { startFakeAnthropic, startFakeOpenAI, startFakeOpenAIResponses, type FakeUpstream } from '../support/fake-upstreams';
-import { e2eCatalog, PROVIDER_ENV, usageDetail } from './e2e-support';
+import { runCli, type CliRun } from '../support/cli-process';
+import type { FakeUpstream } from '../support/fake-upstreams';
+import { startKeyedGateway, usageDetail, type KeyedGateway } from './e2e-support';
 
 /** The native binary in the platform package npm installs beside `@openai/codex`. */
 async function codexBinary(): Promise<string | undefined> {
@@ -31,36 +30,22 @@ async function codexBinary(): Promise<string | undefined> {
   return undefined;
 }
 
-interface CodexRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+interface CodexRun extends CliRun {
   /** `codex exec --json` events, one per stdout line. */
   events: any[];
 }
 
-/** `codex exec --json <prompt>`, spawned asynchronously: the gateway and the fake upstreams live in this process. */
-function runCodex(binary: string, args: string[], env: Record<string, string>, cwd: string): Promise<CodexRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const events = stdout.split('\n').flatMap((line) => {
-        try {
-          return line.trim() ? [JSON.parse(line)] : [];
-        } catch {
-          return [];
-        }
-      });
-      resolve({ code, stdout, stderr, events });
-    });
+/** `codex exec --json …`, its events parsed. */
+async function runCodex(binary: string, args: string[], env: Record<string, string>, cwd: string): Promise<CodexRun> {
+  const run = await runCli(binary, args, env, cwd, 90_000);
+  const events = run.stdout.split('\n').flatMap((line) => {
+    try {
+      return line.trim() ? [JSON.parse(line)] : [];
+    } catch {
+      return [];
+    }
   });
+  return { ...run, events };
 }
 
 /** A config.toml with the gateway as a custom model provider, as the README shows it. */
@@ -78,10 +63,8 @@ env_key = "TSXT_API_KEY"
 describe('e2e: Codex CLI through the gateway', function () {
   this.timeout(180_000);
   let binary: string | undefined;
-  let t: TestApp;
-  let owner: TestAccount;
-  let key: { api_key_id: string; api_key: string };
-  let fakes: { anthropic: FakeUpstream; openai: FakeUpstream; responses: FakeUpstream };
+  let gateway: KeyedGateway;
+  let fakes: Record<'anthropic' | 'openai' | 'responses', FakeUpstream>;
   let home: string;
   let work: string;
 
@@ -91,25 +74,22 @@ describe('e2e: Codex CLI through the gateway', function () {
       console.log(`      (skipped: the Codex CLI binary is built for linux-x64; this is ${process.platform}-${process.arch} or it is not installed)`);
       this.skip();
     }
-    fakes = { anthropic: await startFakeAnthropic(), openai: await startFakeOpenAI(), responses: await startFakeOpenAIResponses() };
-    t = await startTestApp({ catalog: e2eCatalog(fakes), env: PROVIDER_ENV });
-    owner = await createAccount(t);
-    key = await createKey(t, owner.token, { model_scope: ['m-anthropic', 'm-openai', 'm-responses'] });
+    gateway = await startKeyedGateway({ responses: true });
+    fakes = { ...gateway.fakes, responses: gateway.fakes.responses! };
     home = await mkdtemp(path.join(os.tmpdir(), 'codex-home-'));
     work = await mkdtemp(path.join(os.tmpdir(), 'codex-work-'));
     await writeFile(path.join(work, 'note.txt'), 'the secret word is marmalade\n');
   });
 
   after(async () => {
-    await t?.close();
-    await Promise.all(Object.values(fakes ?? {}).map((f) => f.close()));
+    await gateway?.close();
     if (home) await rm(home, { recursive: true, force: true });
     if (work) await rm(work, { recursive: true, force: true });
   });
 
   async function exec(model: string, prompt: string): Promise<CodexRun> {
-    await writeFile(path.join(home, 'config.toml'), configToml(t.baseUrl, model));
-    return runCodex(binary!, ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', prompt], { HOME: home, CODEX_HOME: home, TSXT_API_KEY: key.api_key }, work);
+    await writeFile(path.join(home, 'config.toml'), configToml(gateway.t.baseUrl, model));
+    return runCodex(binary!, ['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', prompt], { HOME: home, CODEX_HOME: home, TSXT_API_KEY: gateway.secret }, work);
   }
 
   /** What the function_call_output items Codex sent back say. */
@@ -140,7 +120,7 @@ describe('e2e: Codex CLI through the gateway', function () {
       // The tool ran on this machine and its output reached the model.
       const outputs = kind === 'anthropic' ? anthropicToolResults(second!.body) : kind === 'openai' ? chatToolResults(second!.body) : toolOutputs(second!.body);
       expect(outputs.join('\n')).to.contain('the secret word is marmalade');
-      expect(JSON.stringify(first!.headers)).not.to.contain(key.api_key);
+      expect(JSON.stringify(first!.headers)).not.to.contain(gateway.secret);
       if (kind === 'responses') {
         expect(first!.path).to.equal('/v1/responses');
         expect(first!.body).to.include({ model: 'gpt-fake-responses', store: false, stream: true });
@@ -153,7 +133,7 @@ describe('e2e: Codex CLI through the gateway', function () {
         expect(names.some((name) => name.startsWith('multi_agent_v1__'))).to.equal(true);
       }
 
-      const usage = await usageDetail(t, owner.token, key.api_key_id);
+      const usage = await usageDetail(gateway.t, gateway.owner.token, gateway.keyId);
       const records = usage.items.filter((item) => item.model === model).slice(0, 2);
       expect(records.map((r) => [r.form, r.status, r.stream])).to.deep.equal([
         ['responses', 'ok', true],

@@ -4,7 +4,7 @@
 // later), in place (copy-on-write), so the body that passes through is the
 // caller's own but for the redacted texts.
 import type { InputInspector } from '../../guardrails/guardrail-engine';
-import { editItems, inspectJsonText, inspectUnknown, isObject, withField } from '../body-walk';
+import { editItems, guardOpenAiContent, inspectJsonText, inspectUnknown, isObject, withField } from '../body-walk';
 import type { RawObject } from '../canonical';
 
 export function guardResponsesBody<T extends RawObject>(body: T, inspect: InputInspector): T {
@@ -20,14 +20,14 @@ function guardItem(item: unknown, field: string, inspect: InputInspector): unkno
   if (!isObject(item)) return item;
   switch (item.type ?? 'message') {
     case 'message':
-      return withField(item, 'content', guardContent(item.content, `${field}.content`, inspect));
+      return withField(item, 'content', guardOpenAiContent(item.content, `${field}.content`, inspect));
     case 'function_call':
       return typeof item.arguments === 'string' ? withField(item, 'arguments', inspectJsonText(item.arguments, `${field}.arguments`, inspect)) : item;
     case 'custom_tool_call':
       return typeof item.input === 'string' ? withField(item, 'input', inspect.text(item.input, `${field}.input`)) : item;
     case 'function_call_output':
     case 'custom_tool_call_output':
-      return withField(item, 'output', guardContent(item.output, `${field}.output`, inspect));
+      return withField(item, 'output', guardOpenAiContent(item.output, `${field}.output`, inspect));
     case 'reasoning':
     case 'item_reference':
       // Reasoning is signed (its encrypted content) by the upstream, which refuses it if it changes; a reference holds no text.
@@ -37,25 +37,3 @@ function guardItem(item: unknown, field: string, inspect: InputInspector): unkno
   }
 }
 
-function guardContent(content: unknown, field: string, inspect: InputInspector): unknown {
-  if (typeof content === 'string') return inspect.text(content, field);
-  if (!Array.isArray(content)) return content;
-  return editItems(content, (part: unknown, i) => {
-    if (!isObject(part)) return part;
-    const at = `${field}.${i}`;
-    switch (part.type) {
-      case 'input_text':
-      case 'output_text':
-        return typeof part.text === 'string' ? withField(part, 'text', inspect.text(part.text, `${at}.text`)) : part;
-      case 'refusal':
-        return typeof part.refusal === 'string' ? withField(part, 'refusal', inspect.text(part.refusal, `${at}.refusal`)) : part;
-      case 'input_image':
-      case 'input_file':
-      case 'input_audio':
-        // Pixels, sound and file bytes or addresses: no text to scan.
-        return part;
-      default:
-        return inspectUnknown(part, at, inspect);
-    }
-  });
-}

@@ -1,10 +1,13 @@
 // The OpenAI Responses form, POST /v1/responses, as its clients use it: the
 // official `openai` SDK (`responses.create`, plain and streamed, with a
-// function tool round) and the OpenAI Agents SDK in its default (Responses)
-// mode with a tool loop, on every kind of upstream: the built-in mock, an
+// function tool round), the OpenAI Agents SDK in its default (Responses)
+// mode with a tool loop, and LangChain with `useResponsesApi`, on every kind
+// of upstream: the built-in mock, an
 // Anthropic upstream and a Chat Completions upstream (translated), and an
 // OpenAI upstream that speaks the Responses API (passed through). Codex CLI
 // has its own suite (codex-cli.test.ts).
+import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { ChatOpenAI } from '@langchain/openai';
 import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents';
 import { expect } from 'chai';
 import OpenAI from 'openai';
@@ -243,5 +246,32 @@ describe('e2e: the Responses form (POST /v1/responses)', function () {
         });
       }
     }
+  });
+
+  describe('LangChain with useResponsesApi', () => {
+    const chat = (model: string) => new ChatOpenAI({ apiKey: secret, configuration: { baseURL: `${t.baseUrl}/v1` }, model, useResponsesApi: true, maxRetries: 0 });
+
+    it('streams an answer, with usage', async () => {
+      fakes.anthropic.script({ text: 'Bonjour à tous.', usage: { input: 9, output: 4 } });
+      let text = '';
+      let usage: unknown;
+      for await (const chunk of await chat(MODEL.anthropic).stream([new HumanMessage('Greet us in French.')])) {
+        text += typeof chunk.content === 'string' ? chunk.content : chunk.content.map((c) => ('text' in c ? c.text : '')).join('');
+        usage = chunk.usage_metadata ?? usage;
+      }
+      expect(text).to.equal('Bonjour à tous.');
+      expect(usage).to.deep.include({ input_tokens: 9, output_tokens: 4, total_tokens: 13 });
+      expect(fakes.anthropic.requests.at(-1)!.body.messages[0].content).to.deep.equal([{ type: 'text', text: 'Greet us in French.' }]);
+    });
+
+    it('binds a tool, gets the call, sends the result back', async () => {
+      fakes.openai.script({ toolUse: { id: 'call_lc', name: 'get_weather', input: { city: 'Oslo' } } }, { text: 'Cold in Oslo.' });
+      const model = chat(MODEL.openai).bindTools([WEATHER]);
+      const first = await model.invoke([new HumanMessage('Weather in Oslo?')]);
+      expect(first.tool_calls).to.deep.equal([{ id: 'call_lc', name: 'get_weather', args: { city: 'Oslo' }, type: 'tool_call' }]);
+      const second = await model.invoke([new HumanMessage('Weather in Oslo?'), new AIMessage(first), new ToolMessage({ tool_call_id: 'call_lc', content: '-3°C' })]);
+      expect(second.text).to.equal('Cold in Oslo.');
+      expect(fakes.openai.requests.at(-1)!.body.messages.at(-1)).to.deep.equal({ role: 'tool', tool_call_id: 'call_lc', content: '-3°C' });
+    });
   });
 });

@@ -15,69 +15,14 @@
 // The plain form is the same machine run without writing.
 import type { AppError } from '../../errors';
 import type { ResponseUsage } from '../../metering/tiers';
-import type { BlockStart, CanonicalEvent, CanonicalTool, RawObject, StopReason } from '../canonical';
+import type { BlockStart, CanonicalEvent, RawObject, StopReason } from '../canonical';
 import type { CollectedBlock } from '../collect-response';
 import { isObject } from '../body-walk';
 import { errorBody } from '../http/error-envelopes';
 import { FREEFORM_INPUT } from './responses.decoder';
+import { responsesUsage, type ResponsesEncoderOptions } from './responses-object';
 
 type StopEvent = Extract<CanonicalEvent, { type: 'message_stop' }>;
-
-/** Response-object fields the gateway sets itself; a relayed upstream's others are kept. */
-export const OWNED_RESPONSE_FIELDS = new Set(['id', 'object', 'created_at', 'status', 'model', 'output', 'output_text', 'usage', 'error', 'incomplete_details']);
-
-/** Usage fields the gateway sets itself; a relayed upstream's others (e.g. `output_tokens_details`) are kept. */
-export const OWNED_USAGE_FIELDS = new Set(['input_tokens', 'input_tokens_details', 'output_tokens', 'total_tokens']);
-
-/** Responses-form usage: the unified counts (the same numbers as the other forms), then the gateway's extras. */
-export function responsesUsage(usage: ResponseUsage, extra?: RawObject): RawObject {
-  return {
-    ...extra,
-    input_tokens: usage.input_tokens,
-    input_tokens_details: { cached_tokens: usage.cached_input_tokens },
-    output_tokens: usage.output_tokens,
-    output_tokens_details: isObject(extra?.output_tokens_details) ? extra.output_tokens_details : { reasoning_tokens: 0 },
-    total_tokens: usage.input_tokens + usage.output_tokens,
-    cached_input_tokens: usage.cached_input_tokens,
-    price_tier: usage.price_tier,
-    thinking: usage.thinking,
-  };
-}
-
-/** The request fields a Response object echoes, as the caller sent them (defaults as OpenAI answers them). */
-export function requestEcho(body: RawObject): RawObject {
-  const reasoning = isObject(body.reasoning) ? body.reasoning : {};
-  return {
-    instructions: body.instructions ?? null,
-    max_output_tokens: body.max_output_tokens ?? null,
-    metadata: body.metadata ?? {},
-    parallel_tool_calls: body.parallel_tool_calls ?? true,
-    previous_response_id: null,
-    reasoning: { effort: reasoning.effort ?? null, summary: reasoning.summary ?? null },
-    store: false,
-    temperature: body.temperature ?? null,
-    text: body.text ?? { format: { type: 'text' } },
-    tool_choice: body.tool_choice ?? 'auto',
-    tools: body.tools ?? [],
-    top_p: body.top_p ?? null,
-    truncation: body.truncation ?? 'disabled',
-    user: body.user ?? null,
-  };
-}
-
-export interface ResponsesEncoderOptions {
-  /** `resp_…`, traceable to the request id. */
-  id: string;
-  /** The upstream model actually used. */
-  model: string;
-  /** The request fields the Response echoes (an upstream's own, when relaying). */
-  echo: RawObject;
-  relay: boolean;
-  /** The caller asked for `reasoning.encrypted_content`. */
-  encryptedReasoning: boolean;
-  /** The caller's tools: namespaced and free-text tools are answered in their own shape. */
-  tools: readonly CanonicalTool[];
-}
 
 type ItemKind = 'message' | 'reasoning' | 'function_call' | 'custom_tool_call' | 'other';
 

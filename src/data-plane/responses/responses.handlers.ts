@@ -5,7 +5,8 @@ import { callContext, type DataPlaneHandler } from '../http/data-plane';
 import { serveCall, type FormCodec, type ServeOptions } from '../http/serve-call';
 import type { InboundCall, Pipeline } from '../pipeline';
 import { decodeResponsesRequest, type ResponsesRequest } from './responses.decoder';
-import { encodeResponse, requestEcho, ResponsesEncoder, type ResponsesEncoderOptions } from './responses.encoder';
+import { requestEcho, type ResponsesEncoderOptions } from './responses-object';
+import { encodeResponse, ResponsesEncoder } from './responses.encoder';
 import { guardResponsesBody } from './responses.guard';
 
 /** The upstream speaks the Responses protocol (an `openai` provider with `responses: true`): its own items and fields are relayed. */

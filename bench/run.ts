@@ -470,6 +470,8 @@ try {
   await main();
   // The streamed output guardrails' own added latency and CPU, measured in this process (bench/guardrail-ttft.bench.ts).
   await (await import('./guardrail-ttft.bench')).runGuardrailStreamBench();
+  // The complexity assessment's own cost per request (bench/routing-assessor.bench.ts).
+  (await import('./routing-assessor.bench')).runRoutingAssessorBench();
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   exitCode = 1;

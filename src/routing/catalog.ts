@@ -10,6 +10,7 @@ import { builtinCatalogJson } from './builtin-catalog';
 import { parseBreaker, parseProviders, type ProviderTable } from './catalog-providers';
 import { at, Reader, suggestion, type CatalogIssue, type Env, type Json } from './catalog-reader';
 import { DEFAULT_BREAKER } from './circuit-breaker';
+import { ROUTING_MODEL, routingModelProblem } from './routing-model';
 import {
   PRICE_TIERS,
   TIERS,
@@ -43,7 +44,8 @@ export class CatalogError extends Error {
 const DEFAULT_CURRENCY = 'CNY';
 export const DEFAULT_CREATED_AT = '2026-01-01T00:00:00Z';
 export const DEFAULT_MAX_TOKENS = 4096;
-export const DEFAULT_ASSESSMENT: Readonly<AssessmentThresholds> = { standard: 0.25, heavy: 0.6 };
+/** The learned assessor's cut points (routing-model.json), used when the catalog has no `assessment`. */
+export const DEFAULT_ASSESSMENT: Readonly<AssessmentThresholds> = ROUTING_MODEL.thresholds;
 
 const POLICIES: readonly GuardrailPolicy[] = ['block', 'redact', 'flag', 'off'];
 const MODEL_NAME = /^[a-zA-Z0-9._:-]+$/;
@@ -230,6 +232,8 @@ function parseAssessment(r: Reader, value: unknown): AssessmentThresholds {
     if (typeof raw === 'number' && raw > 0 && raw < 1) return raw;
     return r.fail(at('assessment', key), `must be a number between 0 and 1 (exclusive), got ${JSON.stringify(raw)}`) ?? DEFAULT_ASSESSMENT[key];
   };
+  // The learned assessor these cut points split (src/routing/routing-model.json) must match the code that measures requests.
+  if (routingModelProblem !== undefined) r.fail('assessment', routingModelProblem);
   const thresholds = { standard: threshold('standard'), heavy: threshold('heavy') };
   if (thresholds.standard >= thresholds.heavy) r.fail('assessment', `standard (${thresholds.standard}) must be below heavy (${thresholds.heavy})`);
   return thresholds;

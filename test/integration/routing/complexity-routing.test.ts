@@ -2,18 +2,12 @@
 // deployment, `x-route` explains the choice and the usage record keeps it;
 // an explicit thinking request goes to the thinking tier and bills thinking
 // prices.
-import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
+import { loadCorpus, type CorpusItem } from '../../../scripts/routing-corpus';
 import { createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
 import { answerUsage, call, catalogFile, requestBody, usageRecord, type Form } from '../../support/data-plane';
 import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from '../../support/fake-upstreams';
 
-
-interface EvalCase {
-  id: string;
-  prompt: string;
-  expected: string;
-}
 
 /** `tier=heavy; score=0.71; reasons=code,long; model=…` → its parts. */
 function parseRoute(header: string | null): { tier: string; score: number; reasons: string[]; model: string } {
@@ -32,11 +26,11 @@ describe('routing: complexity tiers, x-route and thinking prices', function () {
   let anthropic: FakeUpstream;
   let openai: FakeUpstream;
   let apiKey: string;
-  let cases: EvalCase[];
+  let cases: CorpusItem[];
 
   before(async () => {
     [anthropic, openai] = await Promise.all([startFakeAnthropic(), startFakeOpenAI()]);
-    cases = JSON.parse(await readFile(new URL('../../fixtures/routing-eval.json', import.meta.url), 'utf8')) as EvalCase[];
+    cases = loadCorpus();
     t = await startTestApp({
       env: { RT_ANTHROPIC_KEY: 'sk-ant-rt', RT_OPENAI_KEY: 'sk-openai-rt' },
       catalog: catalogFile({

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { ROUTING_MODEL } from '../../../src/routing/routing-model';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,7 +84,7 @@ describe('model catalog', () => {
       expect(model.routes.standard[0]!.unify.output.text, 'unify defaults to 1').to.equal('1');
       expect(model.routes.thinking[0]!.thinking).to.equal(true);
       expect(routeModels(catalog, 'tsxt-general', 'standard')).to.deep.equal(['claude/claude-x', 'sim/sim-medium']);
-      expect(catalog.assessment).to.deep.equal({ standard: 0.25, heavy: 0.6 });
+      expect(catalog.assessment, 'the learned assessor\'s cut points').to.deep.equal(ROUTING_MODEL.thresholds);
       expect(catalog.guardrails).to.deep.equal({ policies: {}, blockList: [] });
     });
 

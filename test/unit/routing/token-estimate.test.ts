@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { estimateTokens } from '../../../src/routing/complexity';
+import { estimateTokens } from '../../../src/routing/token-estimate';
 import { countTokens } from '../../../src/tokenizer';
 
 describe('prompt token estimate (complexity assessment)', () => {

@@ -1,0 +1,177 @@
+// The labelled routing corpus (test/fixtures/routing/): loading, turning an
+// item into the canonical request the gateway would assess, and the one-time
+// split into train, dev and test. Shared by `npm run train:routing`,
+// `npm run eval:routing`, the unit test that holds the targets, and the bench.
+//
+// The test split is for reporting only: nothing that tunes the assessor (the
+// training script's fit, its choice of regularisation and of cut points)
+// reads it.
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalTool } from '../src/data-plane/canonical';
+import { DEFAULT_MAX_TOKENS } from '../src/routing/catalog';
+import { TIERS, type Tier } from '../src/routing/catalog.types';
+
+export type Split = 'train' | 'dev' | 'test';
+export type Lang = 'zh' | 'en';
+
+export interface CorpusItem {
+  id: string;
+  lang: Lang;
+  tier: Tier;
+  domain: string;
+  kind: string;
+  /** One line: why this tier, under the labelling rule in the corpus README. */
+  reason: string;
+  /** The latest ask; `{{name}}` pulls in attachments/name.txt (long pastes). */
+  prompt: string;
+  system?: string;
+  /** Prior exchanges of ordinary filler chat before the prompt. */
+  turns?: number;
+  max_tokens?: number;
+  thinking?: 'enabled' | 'adaptive' | 'disabled';
+  /** An agent turn: Claude Code's system prompt and tools, `rounds` earlier tool rounds, and optionally the latest tool result. */
+  agent?: { result?: string; rounds?: number };
+  split: Split;
+}
+
+export const CORPUS_DIR = fileURLToPath(new URL('../test/fixtures/routing/', import.meta.url));
+export const CORPUS_PATH = path.join(CORPUS_DIR, 'corpus.jsonl');
+
+export function loadCorpus(file: string = CORPUS_PATH): CorpusItem[] {
+  const items = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line, index) => {
+      const item = JSON.parse(line) as CorpusItem;
+      if (!TIERS.includes(item.tier)) throw new Error(`${file}:${index + 1}: tier ${JSON.stringify(item.tier)} is not one of ${TIERS.join(', ')}`);
+      return item;
+    });
+  const ids = new Set<string>();
+  for (const item of items) {
+    if (ids.has(item.id)) throw new Error(`${file}: duplicate id ${item.id}`);
+    ids.add(item.id);
+  }
+  return items;
+}
+
+let attachments: Map<string, string> | undefined;
+function attachment(name: string): string {
+  attachments ??= new Map(
+    readdirSync(path.join(CORPUS_DIR, 'attachments')).map((file) => [file.replace(/\.[a-z]+$/, ''), readFileSync(path.join(CORPUS_DIR, 'attachments', file), 'utf8')]),
+  );
+  const text = attachments.get(name);
+  if (text === undefined) throw new Error(`routing corpus: no attachment ${name}`);
+  return text;
+}
+
+const expand = (text: string): string => text.replace(/\{\{([a-z0-9-]+)\}\}/g, (_, name: string) => attachment(name).trimEnd());
+
+// Filler for synthesised history: ordinary chat that carries length but no
+// cue of its own, so an item's label depends on its prompt and not on filler.
+const FILLER: Record<Lang, ReadonlyArray<readonly [user: string, assistant: string]>> = {
+  en: [
+    ['Thanks, that makes sense. Can you say a bit more about the second point?', 'Sure. The second point mostly matters when the situation changes over time. In practice people handle it by checking in regularly and adjusting as they go, rather than fixing everything up front.'],
+    ['Okay. And what about the timing, is earlier better?', 'Usually, yes. Starting earlier gives you more room to react if something goes wrong, although it is not a hard rule and it depends on how much flexibility you have.'],
+    ['Got it. Let me note that down.', 'Good idea. Let me know when you are ready to continue or if anything in the notes is unclear.'],
+    ['One more thing I forgot to mention: the budget is a little tighter than I said.', 'Thanks for telling me. That does not change the overall direction, but we may want to leave out a couple of the optional parts and keep a small reserve.'],
+    ['Right, that sounds reasonable to me.', 'Great. Then we can keep the rest as it is and only adjust the details when you have more information.'],
+  ],
+  zh: [
+    ['明白了，谢谢。第二点能再说详细一点吗？', '当然可以。第二点主要在情况发生变化的时候比较重要。实际中大家一般会定期看一下进展，再根据情况调整，而不是一开始就全部定死。'],
+    ['好的。那时间上是越早越好吗？', '一般来说是的。早一点开始，遇到问题的时候回旋的余地更大，不过这也不是绝对的，要看你那边的时间安排有多灵活。'],
+    ['收到，我先记一下。', '好的。记完了随时告诉我，有哪里不清楚的也可以再问。'],
+    ['还有一件事忘了说，预算比我之前说的要紧一些。', '谢谢提醒。整体方向不用变，只是可能要去掉一两个可选的部分，再留一点余量。'],
+    ['嗯，我觉得这样挺合理的。', '太好了。那其他部分先保持不变，等你有了更多信息我们再调整细节。'],
+  ],
+};
+
+/** What Claude Code puts in its first user turn before the ask: project memory, as a system reminder. */
+const MEMORY_REMINDER =
+  '<system-reminder>\nAs you answer the user\'s questions, you can use the following context:\n# claudeMd\nCodebase and user instructions are shown below. Be sure to adhere to these instructions.\n\nContents of /home/dev/projects/billing-service/CLAUDE.md (project instructions, checked into the codebase):\n\n# Billing service\n- TypeScript, Node 20, PostgreSQL via pg. Run `npm test` (jest) and `npm run lint` before committing.\n- Money is stored in minor units; never use floats for amounts in new code.\n- Keep SQL in the repository files; parameterise every query.\n\nIMPORTANT: this context may or may not be relevant to your tasks.\n</system-reminder>';
+
+let agentKit: { system: string; tools: CanonicalTool[] } | undefined;
+function agentScaffold(): { system: string; tools: CanonicalTool[] } {
+  if (agentKit) return agentKit;
+  const tools = JSON.parse(attachment('agent-tools')) as Array<{ name: string; description: string; input_schema: Record<string, unknown> }>;
+  agentKit = {
+    // Claude Code's system prompt runs to tens of kilobytes: its instructions, then the environment and the files it was shown.
+    system: `${attachment('agent-system')}\n\n${attachment('code-ts')}\n\n${attachment('agent-system')}`,
+    tools: tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.input_schema, kind: 'custom' })),
+  };
+  return agentKit;
+}
+
+const text = (value: string): CanonicalContent => ({ type: 'text', text: value });
+
+/** The canonical request a client would send for this item (what the assessor sees). */
+export function toRequest(item: CorpusItem): CanonicalRequest {
+  const messages: CanonicalMessage[] = [];
+  const filler = FILLER[item.lang];
+  for (let i = 0; i < (item.turns ?? 0); i += 1) {
+    const pair = filler[i % filler.length];
+    if (pair === undefined) continue;
+    messages.push({ role: 'user', content: [text(pair[0])] }, { role: 'assistant', content: [text(pair[1])] });
+  }
+  let system = item.system;
+  let tools: CanonicalTool[] | undefined;
+  if (item.agent) {
+    const kit = agentScaffold();
+    system = kit.system;
+    tools = kit.tools;
+    messages.push({ role: 'user', content: [text(MEMORY_REMINDER), text(expand(item.prompt))] });
+    const rounds = item.agent.rounds ?? 0;
+    for (let i = 0; i < rounds; i += 1) {
+      const id = `toolu_${item.id}_${i}`;
+      messages.push(
+        { role: 'assistant', content: [text('Let me look at the code first.'), { type: 'tool_use', id, name: 'Read', input: { file_path: '/home/dev/projects/billing-service/src/billing/invoice-service.ts' } }] },
+        { role: 'user', content: [{ type: 'tool_result', toolUseId: id, content: [text(attachment('code-ts'))] }] },
+      );
+    }
+    if (item.agent.result !== undefined) {
+      const id = `toolu_${item.id}_last`;
+      messages.push(
+        { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command: 'git status && git diff --stat', description: 'Check the working tree' } }] },
+        { role: 'user', content: [{ type: 'tool_result', toolUseId: id, content: [text(expand(item.agent.result))] }] },
+      );
+    }
+  } else {
+    messages.push({ role: 'user', content: [text(expand(item.prompt))] });
+  }
+  return {
+    model: 'eval',
+    ...(system === undefined ? {} : { system }),
+    messages,
+    maxTokens: item.max_tokens ?? DEFAULT_MAX_TOKENS,
+    stream: false,
+    ...(tools ? { tools } : {}),
+    ...(item.thinking ? { thinking: { type: item.thinking } } : {}),
+  };
+}
+
+/**
+ * The split was assigned once, when the corpus was written, and is committed
+ * in each item's `split` field. This is how it was drawn, so items added later
+ * get a split the same way: within each (tier, language) group, items ordered
+ * by a hash of their id, the first 60% train, the next 20% dev, the rest test.
+ */
+export function assignSplits<T extends { id: string; tier: Tier; lang: Lang; split?: Split }>(items: T[]): Array<T & { split: Split }> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = `${item.tier}/${item.lang}`;
+    groups.set(key, [...(groups.get(key) ?? []), item]);
+  }
+  const splitOf = new Map<string, Split>();
+  for (const group of groups.values()) {
+    const ordered = [...group].sort((a, b) => hashId(a.id).localeCompare(hashId(b.id)));
+    ordered.forEach((item, index) => {
+      const share = index / ordered.length;
+      splitOf.set(item.id, share < 0.6 ? 'train' : share < 0.8 ? 'dev' : 'test');
+    });
+  }
+  return items.map((item) => ({ ...item, split: item.split ?? splitOf.get(item.id) ?? 'train' }));
+}
+
+const hashId = (id: string): string => createHash('sha256').update(`routing-split-v1:${id}`).digest('hex');

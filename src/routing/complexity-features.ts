@@ -1,0 +1,303 @@
+// What the complexity assessor reads from a request (DESIGN §7): a few dozen
+// named features (lengths, turns, the cue groups of complexity-cues.ts) and
+// hashed character n-grams of the ask. The weights that turn them into a tier
+// are learned (routing-model.ts, scripts/train-routing.ts); this file only
+// measures, in one pass over bounded windows of text, so it costs the same
+// for a 200 kB agent turn as for "hi".
+//
+// Agent turns (DESIGN §7): the tier follows the latest ask and the
+// conversation's difficulty, not the bulk of the system prompt, the tool
+// definitions, the tool results or the `<system-reminder>` blocks that agents
+// put before the ask. Those count only as small flags.
+import type { CanonicalContent, CanonicalMessage, CanonicalRequest } from '../data-plane/canonical';
+import { countImages } from '../data-plane/canonical-text';
+import { cueCounts, type CueCounts } from './complexity-cues';
+import { estimateTokens } from './token-estimate';
+
+/** The named features, in the order of the model's dense weights. */
+export const FEATURE_NAMES = [
+  'ask_length',
+  'ask_short',
+  'task_length',
+  'paste',
+  'long',
+  'history',
+  'turns',
+  'code',
+  'analysis',
+  'multi_step',
+  'math',
+  'reasoning',
+  'weak_reasoning',
+  'task',
+  'code_in_paste',
+  'reasoning_with_math',
+  'no_cue',
+  'questions',
+  'large_output',
+  'tools',
+  'tool_loop',
+  'tool_rounds',
+  'system',
+  'images',
+] as const;
+export type FeatureName = (typeof FEATURE_NAMES)[number];
+
+/** Hashed n-gram buckets: a power of two. */
+export const GRAM_BUCKETS = 4096;
+
+/** The ask is read for n-grams up to this many characters (head), plus a short tail. */
+const ASK_HEAD_CHARS = 240;
+const ASK_TAIL_CHARS = 80;
+/** Cue words are looked for in the ask's head and tail: a long ask states its demands there too. */
+const CUE_HEAD_CHARS = 400;
+const CUE_TAIL_CHARS = 150;
+/** A paste is only looked at for the shape of code, in its first characters. */
+const PASTE_SHAPE_CHARS = 2000;
+/** A last paragraph this short, after a paste, is part of the ask ("…\n\nWhat does this mean?"). */
+const TAIL_ASK_CHARS = 300;
+/** Lengths are estimated from this many characters and extrapolated: the features are logarithmic in length. */
+const ESTIMATE_CHARS = 300;
+const LONG_TOKENS = 1500;
+const PASTE_TOKENS = 300;
+const IMAGE_TOKENS = 800;
+const ORDINARY_MAX_TOKENS = 4096;
+
+export interface Features {
+  /** Values of FEATURE_NAMES, same order. */
+  dense: Float64Array;
+  /** Bucket index of each n-gram of the ask (repeats allowed). */
+  grams: Uint16Array;
+  gramCount: number;
+  /** Each n-gram's value: 1/√count, so a long ask weighs no more than a short one in total. */
+  gramValue: number;
+  /** For the `trivial` tag: a short ask with no cue at all and no tools. */
+  trivial: boolean;
+}
+
+const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
+
+/**
+ * Scratch arrays the features are measured into, reused from call to call:
+ * allocating typed arrays per request costs more than the arithmetic (their
+ * memory lives outside the heap and wakes the collector). A result is valid
+ * until the next call; `copyFeatures` keeps one.
+ */
+const DENSE = new Float64Array(FEATURE_NAMES.length);
+let GRAMS = new Uint16Array(2 * 1024);
+
+export function copyFeatures(features: Features): Features {
+  return { ...features, dense: features.dense.slice(), grams: features.grams.slice(0, features.gramCount) };
+}
+
+export function extractFeatures(request: CanonicalRequest): Features {
+  const conversation = readConversation(request.messages);
+  const task = conversation.task;
+  const ask = askOf(task);
+  const askTokens = estimateTokens(ask, ESTIMATE_CHARS);
+  const taskTokens = (ask.length === task.length ? askTokens : estimateTokens(task, ESTIMATE_CHARS)) + conversation.taskImages * IMAGE_TOKENS;
+  const historyTokens = conversation.history === '' ? 0 : estimateTokens(conversation.history, ESTIMATE_CHARS);
+  const askCues = cueCounts(window(ask, CUE_HEAD_CHARS, CUE_TAIL_CHARS));
+  const cued = anyCue(askCues);
+  const tools = request.tools?.length ?? 0;
+  const systemTokens = request.system === undefined || tools > 0 ? 0 : estimateTokens(request.system, ESTIMATE_CHARS);
+  const questions = countQuestions(ask);
+
+  const dense = DENSE;
+  dense.fill(0);
+  const set = (name: FeatureName, value: number): void => {
+    dense[FEATURE_INDEX[name]] = value;
+  };
+  set('ask_length', Math.min(1, Math.log1p(askTokens) / 7));
+  set('ask_short', askTokens <= 8 ? 1 : 0);
+  set('task_length', Math.min(1, Math.log1p(taskTokens) / 9));
+  set('paste', taskTokens - askTokens >= PASTE_TOKENS ? 1 : 0);
+  set('long', taskTokens + historyTokens / 4 >= LONG_TOKENS ? 1 : 0);
+  set('history', Math.min(1, Math.log1p(historyTokens) / 9));
+  set('turns', Math.min(1, conversation.userTurns / 8));
+  set('code', saturate(askCues.code));
+  set('analysis', saturate(askCues.analysis));
+  set('multi_step', saturate(askCues.multi_step));
+  set('math', saturate(askCues.math));
+  set('reasoning', saturate(askCues.reasoning));
+  set('weak_reasoning', saturate(askCues.weakReasoning));
+  set('task', saturate(askCues.task));
+  set('code_in_paste', task.length === ask.length ? 0 : saturate(pastedCode(task)));
+  set('reasoning_with_math', askCues.reasoning > 0 && askCues.math > 0 ? 1 : 0);
+  set('no_cue', cued ? 0 : 1);
+  set('questions', Math.min(3, questions) / 3);
+  set('large_output', request.maxTokens > ORDINARY_MAX_TOKENS ? (request.maxTokens >= 8000 ? 1 : 0.5) : 0);
+  set('tools', tools > 0 ? 1 : 0);
+  set('tool_loop', conversation.toolLoop ? 1 : 0);
+  set('tool_rounds', Math.min(1, conversation.toolRounds / 10));
+  set('system', tools === 0 && systemTokens > 0 ? Math.min(1, Math.log1p(systemTokens) / 8) : 0);
+  set('images', Math.min(1, conversation.taskImages / 3));
+
+  const grams = hashGrams(window(ask, ASK_HEAD_CHARS, ASK_TAIL_CHARS));
+  return {
+    dense,
+    grams: grams.buckets,
+    gramCount: grams.count,
+    gramValue: grams.count === 0 ? 0 : 1 / Math.sqrt(grams.count),
+    trivial: !cued && askTokens < 24 && tools === 0,
+  };
+}
+
+const FEATURE_INDEX = Object.fromEntries(FEATURE_NAMES.map((name, index) => [name, index])) as Record<FeatureName, number>;
+
+interface Conversation {
+  /** The latest user words: the last user message with text outside system reminders. */
+  task: string;
+  taskImages: number;
+  /** Words of the other user and assistant turns; tool calls and results are not words of the conversation. */
+  history: string;
+  userTurns: number;
+  /** The latest message is only tool results: the agent is mid-task. */
+  toolLoop: boolean;
+  toolRounds: number;
+}
+
+function readConversation(messages: readonly CanonicalMessage[]): Conversation {
+  let taskIndex = -1;
+  let taskText = '';
+  for (let i = messages.length - 1; i >= 0 && taskIndex < 0; i -= 1) {
+    const message = messages[i];
+    if (message?.role !== 'user') continue;
+    const words = wordsOf(message.content);
+    if (words.trim() !== '') {
+      taskIndex = i;
+      taskText = words;
+    }
+  }
+  const history: string[] = [];
+  let userTurns = 0;
+  let toolRounds = 0;
+  let taskImages = 0;
+  messages.forEach((message, index) => {
+    for (const block of message.content) if (block.type === 'tool_result') toolRounds += 1;
+    if (index === taskIndex) {
+      taskImages = countImages(message.content);
+      return;
+    }
+    const words = wordsOf(message.content);
+    if (words.trim() === '') return;
+    if (message.role === 'user') userTurns += 1;
+    history.push(words);
+  });
+  const last = messages[messages.length - 1];
+  const toolLoop = last?.role === 'user' && last.content.length > 0 && last.content.every((block) => block.type === 'tool_result');
+  return { task: taskText, taskImages, history: history.join('\n'), userTurns, toolLoop, toolRounds };
+}
+
+/** The text blocks of a message, system reminders removed. */
+function wordsOf(content: readonly CanonicalContent[]): string {
+  const pieces: string[] = [];
+  for (const block of content) {
+    if (block.type === 'text') pieces.push(block.text.includes('<system-reminder>') ? block.text.replace(SYSTEM_REMINDER, '') : block.text);
+    else if (block.type === 'document' && block.source.kind === 'text') pieces.push(block.source.data);
+  }
+  return pieces.join('\n');
+}
+
+/**
+ * The instruction in a task: its first paragraph, plus a short last paragraph
+ * after a paste ("…\n\nWhat does this clause mean?"). The rest is material.
+ */
+function askOf(task: string): string {
+  const trimmed = task.trim();
+  const firstBreak = trimmed.indexOf('\n\n');
+  if (firstBreak < 0) return trimmed;
+  const head = trimmed.slice(0, firstBreak);
+  const lastBreak = trimmed.lastIndexOf('\n\n');
+  const tail = trimmed.slice(lastBreak + 2);
+  const fences = (trimmed.slice(0, lastBreak).match(/```/g)?.length ?? 0) % 2;
+  return lastBreak > firstBreak && tail.length <= TAIL_ASK_CHARS && fences === 0 ? `${head}\n${tail}` : head;
+}
+
+function window(text: string, head: number, tail: number): string {
+  if (text.length <= head + tail) return text;
+  return `${text.slice(0, head)}\n${text.slice(-tail)}`;
+}
+
+/**
+ * Code in a paste, by shape and without regular expressions (pastes are long):
+ * a fenced block, and lines that end like statements or blocks.
+ */
+function pastedCode(task: string): number {
+  let fences = 0;
+  for (let at = task.indexOf('```'); at >= 0 && fences < 2; at = task.indexOf('```', at + 3)) fences += 1;
+  const end = Math.min(task.length, PASTE_SHAPE_CHARS);
+  let lines = 0;
+  let last = 0;
+  for (let i = 0; i <= end; i += 1) {
+    const code = i === end ? 10 : task.charCodeAt(i);
+    if (code === 10) {
+      // ; { } ) at a line's end
+      if (last === 59 || last === 123 || last === 125 || last === 41) lines += 1;
+      last = 0;
+    } else if (code > 32) {
+      last = code;
+    }
+  }
+  return (fences >= 2 ? 2 : 0) + (lines >= 3 ? 1 : 0) + (lines >= 15 ? 1 : 0);
+}
+
+function anyCue(cues: CueCounts): boolean {
+  return cues.code + cues.math + cues.reasoning + cues.weakReasoning + cues.analysis + cues.multi_step + cues.task > 0;
+}
+
+/** 1 cue → 0.5, 2 → 0.75, 3 → 0.875: more distinct cues, more confidence, never past 1. */
+function saturate(hits: number): number {
+  return hits <= 0 ? 0 : 1 - 0.5 ** hits;
+}
+
+function countQuestions(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code === 63 || code === 0xff1f) count += 1;
+  }
+  return count;
+}
+
+/**
+ * Character bigrams and trigrams of the ask, lower-cased, digits folded to 0
+ * and blank runs to one space, each hashed (FNV-1a) into GRAM_BUCKETS. Chinese
+ * has no spaces, so character n-grams are its words; in English they catch
+ * stems ("prov", "optim") whatever the inflection.
+ */
+function hashGrams(text: string): { buckets: Uint16Array; count: number } {
+  if (GRAMS.length < 2 * text.length) GRAMS = new Uint16Array(2 * text.length);
+  const buckets = GRAMS;
+  const mask = GRAM_BUCKETS - 1;
+  let count = 0;
+  // The two characters before the current one, after folding; -1: none yet.
+  let first = -1;
+  let second = -1;
+  let blank = true;
+  for (let i = 0; i < text.length; i += 1) {
+    let code = text.charCodeAt(i);
+    if (code <= 32 || code === 0xa0 || code === 0x3000) {
+      if (blank) continue;
+      blank = true;
+      code = 32;
+    } else {
+      blank = false;
+      if (code >= 65 && code <= 90) code += 32;
+      else if (code >= 48 && code <= 57) code = 48;
+    }
+    if (second >= 0) {
+      const h = Math.imul(Math.imul(0x811c9dc5 ^ second, 0x01000193) ^ code, 0x01000193);
+      buckets[count] = (h >>> 0) & mask;
+      count += 1;
+      if (first >= 0) {
+        const t = Math.imul(Math.imul(Math.imul(0x811c9dc5 ^ first, 0x01000193) ^ second, 0x01000193) ^ code, 0x01000193);
+        buckets[count] = (Math.imul(t ^ 0x9e37, 0x01000193) >>> 0) & mask;
+        count += 1;
+      }
+    }
+    first = second;
+    second = code;
+  }
+  return { buckets, count };
+}

@@ -82,7 +82,8 @@ export class SessionService {
     if (typeof emailInput !== 'string' || emailInput.length === 0) throw invalid('email', 'email is required');
     if (typeof password !== 'string' || password.length === 0) throw invalid('password', 'password is required');
     const email = emailInput.trim().toLowerCase();
-    const wait = this.throttle.retryAfterMs(email, ip);
+    // Counted now, before the first await: parallel guesses cannot all get past the check.
+    const wait = this.throttle.begin(email, ip);
     if (wait > 0) {
       throw new AppError('rate_limit', 'login_throttled', 'Too many failed logins; try again later', {
         headers: { 'retry-after': String(Math.ceil(wait / 1000)) },
@@ -91,11 +92,8 @@ export class SessionService {
     const em = this.orm.em.fork();
     const user = await em.findOne(ConsoleUserSchema, { email });
     const ok = await verifyPassword(password, user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
-    if (!user || !ok) {
-      this.throttle.fail(email, ip);
-      throw new AppError('authentication', 'invalid_credentials', 'E-mail or password is wrong');
-    }
-    this.throttle.succeed(email);
+    if (!user || !ok) throw new AppError('authentication', 'invalid_credentials', 'E-mail or password is wrong');
+    this.throttle.succeed(email, ip);
     const token = newToken();
     const expiresAt = new Date(Date.now() + this.ttlMs);
     em.create(ConsoleSessionSchema, {

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { ApolloServer, HeaderMap } from '@apollo/server';
+import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
 import { ApolloServerPluginLandingPageDisabled, ApolloServerPluginUsageReportingDisabled } from '@apollo/server/plugin/disabled';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../app';
@@ -30,6 +31,13 @@ export async function installGraphql(server: FastifyInstance, services: Services
         // Unexpected failures are logged with the request id; clients only see `internal_error`.
         async requestDidStart() {
           return {
+            // The schema is for signed-in users (and the console's codegen): introspection needs a session.
+            async didResolveOperation({ document, contextValue }) {
+              if (contextValue.actor === null && introspects(document)) {
+                const error = new AppError('authentication', 'missing_session', 'Introspection needs a console session token (Authorization: Bearer …)');
+                throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: error.status } } });
+              }
+            },
             async didEncounterErrors({ contextValue, errors }) {
               for (const error of errors) {
                 const appError = findAppError(error);
@@ -72,6 +80,17 @@ export async function installGraphql(server: FastifyInstance, services: Services
   });
 
   return { stop: () => apollo.stop() };
+}
+
+/** Whether a document asks for `__schema` or `__type` anywhere (`__typename` is not introspection). */
+function introspects(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    [Kind.FIELD](node) {
+      if (node.name.value === '__schema' || node.name.value === '__type') found = true;
+    },
+  });
+  return found;
 }
 
 async function contextFor(request: FastifyRequest, services: Services): Promise<GraphqlContext> {

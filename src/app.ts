@@ -174,6 +174,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     onUnroutable: unroutable,
     budget,
     fastPath: fastPathSlot,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
     ...(options.clusterWorker ? { replyHeaders: { 'x-gateway-worker': String(options.clusterWorker.id) } } : {}),
   });
   // Errors outside every API scope (e.g. an unparseable body sent to an unknown route) answer in the path's form too.

@@ -25,6 +25,10 @@ export interface Config {
   metricsToken: string | undefined;
   /** Request-body bytes in flight before new requests get 503 overloaded; unset: an eighth of the heap limit. */
   bodyBudgetBytes: number | undefined;
+  /** How long a client may take to send the request line and headers. */
+  headersTimeoutMs: number;
+  /** How long a client may take to send a whole request, body included (replies may stream longer). */
+  requestTimeoutMs: number;
   /** Upstream credentials and base URLs, looked up by name (catalog `api_key_env`). */
   upstreamEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -100,6 +104,8 @@ export function loadConfig(env: Env = process.env): Config {
     streamStallMs: int(env, 'GATEWAY_STREAM_STALL_MS', 60_000, 100, 3_600_000),
     heapGrowthPercent: int(env, 'GATEWAY_HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 400),
     bodyBudgetBytes: env.GATEWAY_BODY_BUDGET_MB ? int(env, 'GATEWAY_BODY_BUDGET_MB', 0, 1, 65_536) * 1024 * 1024 : undefined,
+    headersTimeoutMs: int(env, 'GATEWAY_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),
+    requestTimeoutMs: int(env, 'GATEWAY_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     upstreamEnv: env,
   };
 }

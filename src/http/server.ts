@@ -24,6 +24,10 @@ export interface ServerOptions {
   fastPath?: { tryServe?: (request: IncomingMessage, response: ServerResponse) => boolean };
   /** Headers every reply carries, on both paths and on streams (a cluster worker's id). */
   replyHeaders?: Record<string, string>;
+  /** How long a client may take to send the request line and headers (GATEWAY_HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs?: number;
+  /** How long a client may take to send a whole request, body included (GATEWAY_REQUEST_TIMEOUT_MS); replies may stream longer. */
+  requestTimeoutMs?: number;
 }
 
 /** A request URL without its query string. */
@@ -40,9 +44,43 @@ export function logRequestCompleted(log: Pick<Logger, 'info'>, method: string, u
 
 /** Largest request body (bytes); Fastify answers a larger one 413. */
 export const BODY_LIMIT = 20 * 1024 * 1024;
-/** Fastify's own defaults, kept now that the server is ours. */
+/** Fastify's own keep-alive default, kept now that the server is ours. */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
-const REQUEST_TIMEOUT_MS = 0;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 15_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** How often Node checks connections against those timeouts (its default, 30 s, would let a slow client hold a socket 30 s longer). */
+const TIMEOUT_CHECK_MS = 1_000;
+/** A request line longer than this in a header overflow is answered 414 rather than 431. */
+const LONG_REQUEST_LINE = 8 * 1024;
+
+/**
+ * Requests Node's HTTP parser refuses before any handler sees them (request
+ * line or headers too large, headers or body not sent in time, not HTTP)
+ * answer in the gateway's error envelope rather than Node's bare status line.
+ * Whose surface the request was for is unknown here, so the body carries both
+ * the Anthropic form (`type: error`) and the code the other surfaces use.
+ */
+function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: import('node:stream').Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  let status = 400;
+  let code = 'malformed_request';
+  let message = 'The request is not valid HTTP';
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    const packet = error.rawPacket?.toString('latin1') ?? '';
+    const lineEnd = packet.indexOf('\r\n');
+    if (lineEnd < 0 || lineEnd > LONG_REQUEST_LINE) [status, code, message] = [414, 'uri_too_long', 'The request URL is too long'];
+    else [status, code, message] = [431, 'headers_too_large', 'The request headers are too large (16 KB at most, request line included)'];
+  } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    [status, code, message] = [408, 'request_timeout', 'The request was not sent in time'];
+  }
+  const body = JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', code, message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
 
 function frameworkAppError(error: FastifyError): AppError {
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
@@ -65,12 +103,20 @@ export function createServer(logger: Logger, options: ServerOptions): FastifyIns
     serverFactory: (handler) => {
       const fastPath = options.fastPath;
       const replyHeaders = Object.entries(options.replyHeaders ?? {});
-      const server = http.createServer((request, response) => {
-        for (const [name, value] of replyHeaders) response.setHeader(name, value);
-        if (fastPath?.tryServe?.(request, response) !== true) handler(request, response);
-      });
+      const server = http.createServer(
+        {
+          // Node refuses a headers timeout longer than the request timeout.
+          headersTimeout: Math.min(options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+          requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+          connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+        },
+        (request, response) => {
+          for (const [name, value] of replyHeaders) response.setHeader(name, value);
+          if (fastPath?.tryServe?.(request, response) !== true) handler(request, response);
+        },
+      );
       server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-      server.requestTimeout = REQUEST_TIMEOUT_MS;
+      server.on('clientError', answerClientError);
       return server;
     },
     // Official clients add `?beta=true`; routes match on the path only.

@@ -11,6 +11,8 @@ describe('config', () => {
     expect(config.heapGrowthPercent).to.equal(15);
     expect(config.bodyBudgetBytes).to.equal(undefined);
     expect(config.metricsToken).to.equal(undefined);
+    expect(config.headersTimeoutMs).to.equal(15_000);
+    expect(config.requestTimeoutMs).to.equal(60_000);
   });
 
   const bad: Array<[string, string]> = [
@@ -25,6 +27,8 @@ describe('config', () => {
     ['GATEWAY_BODY_BUDGET_MB', '0'],
     ['GATEWAY_HEAP_GROWTH_PERCENT', '-5'],
     ['GATEWAY_STREAM_STALL_MS', '10'],
+    ['GATEWAY_REQUEST_TIMEOUT_MS', '0'],
+    ['GATEWAY_HEADERS_TIMEOUT_MS', 'soon'],
   ];
   for (const [name, value] of bad) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {

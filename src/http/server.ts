@@ -1,4 +1,5 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, {
   LogController,
   type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -60,7 +61,7 @@ const LONG_REQUEST_LINE = 8 * 1024;
  * Whose surface the request was for is unknown here, so the body carries both
  * the Anthropic form (`type: error`) and the code the other surfaces use.
  */
-function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: import('node:stream').Duplex): void {
+function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
   if (!socket.writable) {
     socket.destroy();
     return;

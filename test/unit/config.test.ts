@@ -11,6 +11,12 @@ describe('config', () => {
     expect(config.heapGrowthPercent).to.equal(15);
     expect(config.bodyBudgetBytes).to.equal(undefined);
     expect(config.metricsToken).to.equal(undefined);
+    expect(config.usageSyncCommit, 'usage batches wait for the WAL flush').to.equal(true);
+  });
+
+  it('lets GATEWAY_USAGE_SYNC_COMMIT=off trade the crash window for a shorter commit wait', () => {
+    expect(loadConfig({ GATEWAY_USAGE_SYNC_COMMIT: 'off' }).usageSyncCommit).to.equal(false);
+    expect(loadConfig({ GATEWAY_USAGE_SYNC_COMMIT: 'on' }).usageSyncCommit).to.equal(true);
   });
 
   const bad: Array<[string, string]> = [
@@ -25,6 +31,7 @@ describe('config', () => {
     ['GATEWAY_BODY_BUDGET_MB', '0'],
     ['GATEWAY_HEAP_GROWTH_PERCENT', '-5'],
     ['GATEWAY_STREAM_STALL_MS', '10'],
+    ['GATEWAY_USAGE_SYNC_COMMIT', 'maybe'],
   ];
   for (const [name, value] of bad) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {

@@ -16,20 +16,31 @@
 // --log-level info, --cpu-prof DIR (gateway processes write .cpuprofile
 // files there on exit; see bench/profile-summary.ts), --only gateway|bare,
 // --node-arg X (repeatable; passed to the gateway's node, e.g.
-// --node-arg=--heapsnapshot-signal=SIGUSR2), --portkey URL (also drive a
-// running Portkey gateway, `npx @portkey-ai/gateway`, at URL in front of the
-// same fake upstream; plain calls only). BENCH_GATEWAY_STDOUT=1 keeps the
-// gateway's stdout (its log lines, or what --node-arg=--trace-gc prints).
+// --node-arg=--heapsnapshot-signal=SIGUSR2), --portkey URL (drive a Portkey
+// gateway already running at URL; by default the bench starts the one in
+// node_modules, @portkey-ai/gateway, itself; --no-portkey skips it),
+// --rates 250,500,1000 and --paced-seconds 10 (the open-loop paced runs,
+// bench/paced.ts), BENCH_GATEWAY_STDOUT=1 keeps the gateway's stdout (its log
+// lines, or what --node-arg=--trace-gc prints).
+//
+// It prints, in this order: saturation throughput of every target (bare
+// proxy, JSON proxy, gateway, Portkey) with CPU per request; stream time to
+// first text; the latency the gateway adds at steady paced loads, plain and
+// streamed, against the bare proxy at the same rate; and where the gateway's
+// time goes at 1,000 req/s (upstream, the wait for the usage group commit,
+// its own steps, GC, event-loop lag, CPU per call, RSS).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { buildGateway } from '../scripts/build-gateway';
+import { pacedLoad, quantile as sortedQuantile, shareAbove, type PacedResult } from './paced';
 import { BUILTIN_PRICES } from '../src/routing/builtin-catalog';
 import { freePort, scratchDatabase } from '../test/support/db';
 import { waitReady } from '../test/support/gateway-process';
@@ -51,8 +62,13 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     'node-arg': { type: 'string', multiple: true, default: [] },
     portkey: { type: 'string' },
+    'no-portkey': { type: 'boolean', default: false },
+    rates: { type: 'string', default: '250,500,1000' },
+    'paced-seconds': { type: 'string', default: '10' },
   },
 });
+const RATES = args.rates.split(',').map(Number).filter((rate) => rate > 0);
+const PACED_SECONDS = Number(args['paced-seconds']);
 const WORKERS = Number(args.workers);
 const ROUNDS = Number(args.rounds);
 const DURATION = Number(args.duration);
@@ -363,6 +379,73 @@ const quantile = (values: number[], q: number): number => {
 const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
 const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
+/** Starts the Portkey gateway from node_modules (`start-server.js --port=N --headless`) and waits for its port. */
+async function startPortkey(): Promise<{ origin: string; child: ChildProcess }> {
+  const port = await freePort();
+  const script = path.join(ROOT, 'node_modules/@portkey-ai/gateway/build/start-server.js');
+  const child = spawn(process.execPath, [script, `--port=${port}`, '--headless'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  cleanups.push(async () => {
+    await stopChild(child);
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Portkey exited with ${child.exitCode}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return { origin, child };
+    if (Date.now() > deadline) throw new Error('Portkey did not open its port within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The gateway's /metrics, summed over label sets, by metric name (`_sum`/`_count` included). */
+async function scrapeMetrics(origin: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${origin}/metrics`)).text();
+  const values = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line.trim() === '') continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{[^}]*\})?\s+(\S+)$/.exec(line);
+    if (!match) continue;
+    const [, name = '', value = ''] = match;
+    values.set(name, (values.get(name) ?? 0) + Number(value));
+  }
+  return values;
+}
+
+interface PacedRow {
+  rate: number;
+  stream: boolean;
+  bare: PacedResult;
+  gateway: PacedResult;
+}
+
+/** Bare proxy and gateway, one after the other, at each rate, plain then streamed. */
+async function pacedRuns(bare: Target, gateway: Target, onGatewayRun: (rate: number, stream: boolean, run: () => Promise<PacedResult>) => Promise<PacedResult>): Promise<PacedRow[]> {
+  const rows: PacedRow[] = [];
+  for (const rate of RATES) {
+    for (const stream of [false, true]) {
+      const body = JSON.stringify({ model: MODEL, max_tokens: 256, ...(stream ? { stream: true } : {}), messages: [{ role: 'user', content: PROMPT }] });
+      const run = (target: Target) => () =>
+        pacedLoad({ origin: target.origin, path: '/v1/messages', headers: { 'anthropic-version': '2023-06-01', ...target.headers }, body, rate, seconds: PACED_SECONDS, stream });
+      const bareResult = await run(bare)();
+      const gatewayResult = await onGatewayRun(rate, stream, run(gateway));
+      rows.push({ rate, stream, bare: bareResult, gateway: gatewayResult });
+      out(
+        `paced ${String(rate).padStart(5)} req/s ${stream ? 'stream' : 'plain '}  bare p50 ${fmt(sortedQuantile(bareResult.latencies, 0.5), 2)} p99 ${fmt(sortedQuantile(bareResult.latencies, 0.99), 2)} ms` +
+          `  gateway p50 ${fmt(sortedQuantile(gatewayResult.latencies, 0.5), 2)} p99 ${fmt(sortedQuantile(gatewayResult.latencies, 0.99), 2)} ms` +
+          `  failed ${bareResult.failed}/${gatewayResult.failed}  generator lag p99 ${fmt(gatewayResult.sendLagP99, 2)} ms`,
+      );
+    }
+  }
+  return rows;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   out(`bench: ${os.cpus().length} CPUs, node ${process.version}, ${WORKERS} gateway worker(s), ${ROUNDS} × ${DURATION} s per target, ${CONNECTIONS} connections`);
@@ -379,10 +462,12 @@ async function main(): Promise<void> {
     { name: 'json', origin: json.origin, pid: json.child.pid!, headers: {}, streams: false },
     { name: 'gateway', origin: gateway.origin, pid: gateway.child.pid!, headers: { 'x-api-key': gateway.apiKey }, streams: true },
   ];
-  if (args.portkey) {
+  const portkey = args.portkey ? { origin: args.portkey, child: undefined } : args['no-portkey'] ? undefined : await startPortkey();
+  if (portkey) {
     // Portkey's own pass-through to an Anthropic-protocol custom host (its streamed form failed against it, so plain only).
     const headers = { 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': `${upstream.origin}/v1`, 'x-api-key': 'sk-bench-upstream' };
-    all.push({ name: 'portkey', origin: args.portkey, pid: 0, headers, streams: false });
+    all.push({ name: 'portkey', origin: portkey.origin, pid: portkey.child?.pid ?? 0, headers, streams: false });
+    out(`Portkey ${portkey.origin}${portkey.child ? ` (pid ${portkey.child.pid}, started from node_modules)` : ''}`);
   }
   const targets = all.filter((t) => !args.only || t.name === args.only);
   const results = new Map<string, MeasuredLoad[]>(targets.map((t) => [t.name, []]));
@@ -409,6 +494,24 @@ async function main(): Promise<void> {
     for (const target of targets) if (target.streams) ttft.get(target.name)!.push(await streamOnce(agent, target.origin, target.headers));
   }
   agent.destroy();
+  // The latency the gateway adds at steady paced loads; where its time goes at the highest rate (plain calls).
+  const bareTarget = targets.find((t) => t.name === 'bare');
+  const gatewayTarget = targets.find((t) => t.name === 'gateway');
+  let paced: PacedRow[] = [];
+  let breakdown: { calls: number; before: Map<string, number>; after: Map<string, number>; cpuUs: number } | undefined;
+  if (bareTarget && gatewayTarget && RATES.length > 0) {
+    const top = Math.max(...RATES);
+    out();
+    paced = await pacedRuns(bareTarget, gatewayTarget, async (rate, stream, run) => {
+      if (rate !== top || stream) return run();
+      const before = await scrapeMetrics(gateway.origin);
+      const cpuBefore = cpuTimeUs(processTree(gateway.child.pid!));
+      const result = await run();
+      const cpuUs = cpuTimeUs(processTree(gateway.child.pid!)) - cpuBefore;
+      breakdown = { calls: result.sent, before, after: await scrapeMetrics(gateway.origin), cpuUs };
+      return result;
+    });
+  }
   const memory = rss.result();
 
   const summary = (name: string) => {
@@ -437,7 +540,7 @@ async function main(): Promise<void> {
     ['JSON proxy (parses and re-serialises both bodies)', summary('json')],
     [`gateway (${WORKERS} worker${WORKERS > 1 ? 's' : ''})`, g],
   ];
-  if (args.portkey) rows.push(['Portkey gateway', summary('portkey')]);
+  if (portkey) rows.push(['Portkey gateway 1.15.2', summary('portkey')]);
   for (const [name, s] of rows) {
     out(`| ${name} | ${fmt(s.rps, 0)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(s.cpuUs, 0)} | ${fmt(s.pgCpuUs, 0)} | ${s.bad} | ${fmt(s.ttft50, 2)} | ${fmt(s.ttft99, 2)} | ${fmt(s.total50, 2)} |`);
   }
@@ -445,7 +548,11 @@ async function main(): Promise<void> {
   const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
   const throughputRatio = g.rps / b.rps;
   const p99Limit = 3 * b.p99 + 5;
-  out(`throughput gateway/bare: ${fmt(throughputRatio * 100, 0)}%  (target ≥ 50%)  ${verdict(throughputRatio >= 0.5)}`);
+  out(`throughput gateway/bare: ${fmt(throughputRatio * 100, 0)}% (the runtime's floor; no longer a target)`);
+  if (portkey) {
+    const p = summary('portkey');
+    out(`saturation gateway/Portkey: ${fmt(g.rps / p.rps, 2)}× (${fmt(g.rps, 0)} vs ${fmt(p.rps, 0)} req/s; target ≥ 3×)  ${verdict(g.rps >= 3 * p.rps)}`);
+  }
   const j = summary('json');
   if (j.rps > 0) out(`throughput JSON proxy/bare: ${fmt((j.rps / b.rps) * 100, 0)}%; gateway/JSON proxy: ${fmt((g.rps / j.rps) * 100, 0)}%`);
   if (b.rps > 0 && g.rps > 0) {
@@ -462,7 +569,47 @@ async function main(): Promise<void> {
     `peak RSS: ${fmt(memory.maxMb, 0)} MB largest process, ${fmt(memory.totalMb, 0)} MB over ${memory.processes} gateway process(es)  (target ≤ 200 MB per process)  ${verdict(memory.maxMb <= 200)}`,
   );
   out(`TTFT added by the gateway on streams: p50 +${fmt(g.ttft50 - b.ttft50, 2)} ms, p99 +${fmt(g.ttft99 - b.ttft99, 2)} ms (${TTFT_REQUESTS} sequential streams each)`);
+  if (paced.length > 0) printPaced(paced, breakdown, memory.maxMb);
   out(`errors: ${b.bad + g.bad === 0 ? 'none' : `${b.bad} bare, ${g.bad} gateway`}; took ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+/** The paced table, the targets at the highest rate, and where the gateway's time went there. */
+function printPaced(rows: PacedRow[], breakdown: { calls: number; before: Map<string, number>; after: Map<string, number>; cpuUs: number } | undefined, rssMb: number): void {
+  const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
+  out();
+  out(`Added latency at a steady paced load (open loop, ${PACED_SECONDS} s per run, latency from each call's due time; added = gateway − bare proxy at the same rate):`);
+  out(`| req/s | call | bare p50 ms | bare p99 ms | gateway p50 ms | gateway p99 ms | added p50 ms | added p99 ms | calls > 10 ms added | TTFT added p50 / p99 ms | non-2xx bare / gateway |`);
+  out(`|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
+  for (const { rate, stream, bare, gateway } of rows) {
+    const q = (result: PacedResult, at: number): number => sortedQuantile(result.latencies, at);
+    const ttft = stream
+      ? `${fmt(sortedQuantile(gateway.firstText, 0.5) - sortedQuantile(bare.firstText, 0.5), 2)} / ${fmt(sortedQuantile(gateway.firstText, 0.99) - sortedQuantile(bare.firstText, 0.99), 2)}`
+      : '–';
+    out(
+      `| ${rate} | ${stream ? 'streamed' : 'plain'} | ${fmt(q(bare, 0.5), 2)} | ${fmt(q(bare, 0.99), 2)} | ${fmt(q(gateway, 0.5), 2)} | ${fmt(q(gateway, 0.99), 2)} | ` +
+        `${fmt(q(gateway, 0.5) - q(bare, 0.5), 2)} | ${fmt(q(gateway, 0.99) - q(bare, 0.99), 2)} | ${fmt(shareAbove(gateway.latencies, q(bare, 0.5), 10) * 100, 1)} % | ${ttft} | ${bare.failed} / ${gateway.failed} |`,
+    );
+  }
+  const top = rows.filter((row) => !row.stream).sort((a, b) => b.rate - a.rate)[0];
+  if (top) {
+    const added50 = sortedQuantile(top.gateway.latencies, 0.5) - sortedQuantile(top.bare.latencies, 0.5);
+    const added99 = sortedQuantile(top.gateway.latencies, 0.99) - sortedQuantile(top.bare.latencies, 0.99);
+    out(`targets at ${top.rate} req/s, plain: p50 added ${fmt(added50, 2)} ms (≤ 1) ${verdict(added50 <= 1)}; p99 added ${fmt(added99, 2)} ms (≤ 5) ${verdict(added99 <= 5)}; all 2xx ${verdict(top.gateway.failed === 0 && top.gateway.ok === top.gateway.sent)}`);
+  }
+  if (!breakdown) return;
+  const { before, after, calls } = breakdown;
+  const delta = (name: string): number => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+  const meanMs = (name: string): number => (delta(`${name}_sum`) / Math.max(1, delta(`${name}_count`))) * 1000;
+  const requestMs = meanMs('gateway_request_duration_seconds');
+  const upstreamMs = meanMs('gateway_upstream_duration_seconds');
+  const commitMs = (delta('gateway_usage_commit_wait_seconds_total') / Math.max(1, delta('gateway_usage_committed_total'))) * 1000;
+  const gcMs = delta('nodejs_gc_duration_seconds_sum') * 1000;
+  const cpuPerCall = breakdown.cpuUs / Math.max(1, calls);
+  out();
+  out(`Where the gateway's time went at ${top?.rate ?? '?'} req/s (plain calls, the gateway's own metrics over the run; mean per call):`);
+  out(`- time in the gateway ${fmt(requestMs, 2)} ms = upstream call ${fmt(upstreamMs, 2)} ms + wait for the usage group commit ${fmt(commitMs, 2)} ms + own steps ${fmt(requestMs - upstreamMs - commitMs, 2)} ms`);
+  out(`- GC: ${fmt(gcMs / Math.max(1, calls), 3)} ms per call, ${fmt((gcMs / (PACED_SECONDS * 1000)) * 100, 1)} % of wall time; event-loop lag p99 ${fmt((after.get('nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000, 2)} ms, max ${fmt((after.get('nodejs_eventloop_lag_max_seconds') ?? Number.NaN) * 1000, 2)} ms`);
+  out(`- CPU ${fmt(cpuPerCall, 0)} µs per plain call (target ≤ 150) ${verdict(cpuPerCall <= 150)}; peak RSS ${fmt(rssMb, 0)} MB (target ≤ 200) ${verdict(rssMb <= 200)}`);
 }
 
 let exitCode = 0;

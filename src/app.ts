@@ -137,9 +137,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   changes.onReset(() => credit.clear());
 
   const usage = new UsageQueryService(database.pool, accounts, catalog, credit);
-  const recorder = new UsageRecorder(database.pool, credit, logger.child({ component: 'metering' }));
+  const recorder = new UsageRecorder(database.pool, credit, logger.child({ component: 'metering' }), config.usageSyncCommit);
   const metrics = new GatewayMetrics(new Registry(), {
     usageQueueDepth: () => recorder.depth,
+    usageCommits: () => recorder.commits,
     catalogModel: (name) => catalog.resolveModel(name)?.name,
   });
   recorder.onRecord((input) => metrics.recorded(input));

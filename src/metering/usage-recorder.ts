@@ -47,6 +47,8 @@ export interface UsageRecordInput {
 interface Pending {
   input: UsageRecordInput;
   at: Date;
+  /** performance.now() when it was queued: what the reply waits for its group commit is measured from here. */
+  queued: number;
   resolve: () => void;
   reject: (error: Error) => void;
 }
@@ -104,11 +106,15 @@ export class UsageRecorder {
   private flushing: Promise<void> | null = null;
   private closed = false;
   private readonly observers: Array<(input: UsageRecordInput) => void> = [];
+  /** Records committed, and the seconds their replies waited in all for their group commit (metrics). */
+  readonly commits = { records: 0, waitSeconds: 0 };
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly credit: CreditMonitor,
     private readonly logger: Logger,
+    /** GATEWAY_USAGE_SYNC_COMMIT: wait for the WAL flush (on) or only for the commit (off). */
+    private readonly syncCommit = true,
   ) {}
 
   /** Sees every record as it is queued (metrics); must not throw. */
@@ -121,7 +127,7 @@ export class UsageRecorder {
     if (this.closed) return Promise.reject(new Error('usage recorder is closed'));
     for (const observe of this.observers) observe(input);
     return new Promise((resolve, reject) => {
-      this.queue.push({ input, at: input.at ?? new Date(), resolve, reject });
+      this.queue.push({ input, at: input.at ?? new Date(), queued: performance.now(), resolve, reject });
       if (!this.flushing) this.flushing = this.drain();
     });
   }
@@ -137,7 +143,12 @@ export class UsageRecorder {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
         await this.write(batch);
-        for (const p of batch) p.resolve();
+        const now = performance.now();
+        for (const p of batch) {
+          this.commits.waitSeconds += (now - p.queued) / 1000;
+          p.resolve();
+        }
+        this.commits.records += batch.length;
       } catch (error) {
         this.logger.error({ err: error, records: batch.length }, 'usage batch failed');
         const failure = isDatabaseUnavailable(error) ? meteringUnavailable(error) : (error as Error);
@@ -230,12 +241,15 @@ export class UsageRecorder {
          from added
          join accounts a on a.id = added.account_id
          join unnest($5::text[], $6::text[], $7::bigint[]) as v(account_id, month, micros) on v.account_id = added.account_id and v.month = added.month
+       ), durability as (
+         -- synchronous_commit for this statement's own transaction only (GATEWAY_USAGE_SYNC_COMMIT).
+         select set_config('synchronous_commit', $9, true) as value
        ), crossed as (
          -- Tell every process the moment an account crosses its limit.
          select pg_notify($8, account_id) from totals
          where credit_limit_micros is not null and amount_micros >= credit_limit_micros and before_micros < credit_limit_micros
        )
-       select account_id, month, amount_micros, (select count(*) from crossed)::int as notified from totals`,
+       select account_id, month, amount_micros, (select count(*) from crossed)::int as notified, (select value from durability) as durability from totals`,
       values: [
         JSON.stringify(rows),
         keyIds,
@@ -245,6 +259,7 @@ export class UsageRecorder {
         slots.map((slot) => slot.month),
         slots.map((slot) => slot.micros),
         CHANNELS.accounts,
+        this.syncCommit ? 'on' : 'off',
       ],
     });
     for (const row of totals.rows) this.credit.observe(row.account_id, row.month, row.amount_micros);

@@ -33,6 +33,8 @@ export function formOfPath(path: string): RequestForm | undefined {
 export interface GatewayMetricsOptions {
   /** Usage records waiting for their group commit. */
   usageQueueDepth: () => number;
+  /** Records committed so far, and the seconds their replies waited in all for the group commit. */
+  usageCommits: () => { records: number; waitSeconds: number };
   /** Whether a requested model name is in the catalog (anything else is labelled `other`). */
   /** The neutral catalog model a requested name (or alias) stands for; undefined labels as `other`. */
   catalogModel: (name: string) => string | undefined;
@@ -103,6 +105,23 @@ export class GatewayMetrics {
       help: 'Usage records queued for the metering group commit, by call status',
       labelNames: ['status'],
       registers,
+    });
+    const commits = this.options.usageCommits;
+    new Gauge({
+      name: 'gateway_usage_commit_wait_seconds_total',
+      help: 'Seconds replies have waited in all for their usage record\'s group commit (divide by gateway_usage_committed_total for the mean)',
+      registers,
+      collect() {
+        this.set(commits().waitSeconds);
+      },
+    });
+    new Gauge({
+      name: 'gateway_usage_committed_total',
+      help: 'Usage records committed',
+      registers,
+      collect() {
+        this.set(commits().records);
+      },
     });
     const depth = this.options.usageQueueDepth;
     new Gauge({

@@ -13,6 +13,12 @@ describe('config', () => {
     expect(config.metricsToken).to.equal(undefined);
     expect(config.headersTimeoutMs).to.equal(15_000);
     expect(config.requestTimeoutMs).to.equal(60_000);
+    expect(config.usageSyncCommit, 'usage batches wait for the WAL flush').to.equal(true);
+  });
+
+  it('lets GATEWAY_USAGE_SYNC_COMMIT=off trade the crash window for a shorter commit wait', () => {
+    expect(loadConfig({ GATEWAY_USAGE_SYNC_COMMIT: 'off' }).usageSyncCommit).to.equal(false);
+    expect(loadConfig({ GATEWAY_USAGE_SYNC_COMMIT: 'on' }).usageSyncCommit).to.equal(true);
   });
 
   const bad: Array<[string, string]> = [
@@ -29,6 +35,7 @@ describe('config', () => {
     ['GATEWAY_STREAM_STALL_MS', '10'],
     ['GATEWAY_REQUEST_TIMEOUT_MS', '0'],
     ['GATEWAY_HEADERS_TIMEOUT_MS', 'soon'],
+    ['GATEWAY_USAGE_SYNC_COMMIT', 'maybe'],
   ];
   for (const [name, value] of bad) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {

@@ -106,6 +106,9 @@ describe('metrics: GET /metrics', function () {
     expect(moved('gateway_guardrail_hits_total', { rule: 'email' })).to.equal(1);
     expect(moved('gateway_credit_suspensions_total')).to.equal(1);
     expect(moved('gateway_usage_records_total', { status: 'ok' })).to.equal(3);
+    // Every metered call's record was committed, and its reply waited some time for the group commit.
+    expect(moved('gateway_usage_committed_total')).to.be.at.least(3);
+    expect(moved('gateway_usage_commit_wait_seconds_total')).to.be.greaterThan(0);
     expect(after).to.match(/^gateway_usage_queue_depth \d+$/m);
     expect(after).to.match(/^process_cpu_user_seconds_total /m);
     expect(after).to.match(/^nodejs_eventloop_lag_seconds /m);

@@ -140,8 +140,9 @@ const objective = (e: Evaluation): number => e.exact + 0.5 * e.withinOne + 0.25 
 /** The cut points that do best on `items` for this model, on a 0.01 grid. */
 function tuneThresholds(model: RoutingModel, items: readonly CorpusItem[]): { thresholds: AssessmentThresholds; evaluation: Evaluation } {
   let best: { thresholds: AssessmentThresholds; evaluation: Evaluation } | undefined;
-  for (let standard = 0.1; standard <= 0.5; standard += 0.02) {
-    for (let heavy = standard + 0.1; heavy <= 0.85; heavy += 0.02) {
+  // Around the median rule (1/3, 2/3): the cut points only lean it one way or the other.
+  for (let standard = 0.25; standard <= 0.42; standard += 0.01) {
+    for (let heavy = 0.58; heavy <= 0.75; heavy += 0.01) {
       const thresholds = { standard: round(standard), heavy: round(heavy) };
       const evaluation = evaluate(items, thresholds, model);
       if (!best || objective(evaluation) > objective(best.evaluation)) best = { thresholds, evaluation };
@@ -165,7 +166,7 @@ function main(): void {
     for (const lambdaGrams of [1e-4, 3e-4, 1e-3, 3e-3]) {
       const started = performance.now();
       const params = fit(data, lambdaDense, lambdaGrams, epochs);
-      const provisional = new RoutingModel(toFile(params, { standard: 0.25, heavy: 0.6 }, {}));
+      const provisional = new RoutingModel(toFile(params, { standard: 1 / 3, heavy: 2 / 3 }, {}));
       const { thresholds, evaluation } = tuneThresholds(provisional, dev);
       const training = { items: train.length, dev_items: dev.length, epochs, lambda_dense: lambdaDense, lambda_grams: lambdaGrams, dev_exact: round(evaluation.exact), dev_within_one: round(evaluation.withinOne), dev_thinking_recall: round(evaluation.thinkingRecall) };
       const file = toFile(params, thresholds, training);

@@ -11,7 +11,8 @@
 // put before the ask. Those count only as small flags.
 import type { CanonicalContent, CanonicalMessage, CanonicalRequest } from '../data-plane/canonical';
 import { countImages } from '../data-plane/canonical-text';
-import { cueCounts, type CueCounts } from './complexity-cues';
+import { codeLines, scanCues } from './complexity-cues';
+import { CUE_GROUPS } from './complexity-lexicon';
 import { estimateTokens } from './token-estimate';
 
 /** The named features, in the order of the model's dense weights. */
@@ -23,17 +24,15 @@ export const FEATURE_NAMES = [
   'long',
   'history',
   'turns',
-  'code',
-  'analysis',
-  'multi_step',
-  'math',
-  'reasoning',
-  'weak_reasoning',
-  'task',
+  ...CUE_GROUPS,
+  'code_shape',
   'code_in_paste',
-  'reasoning_with_math',
-  'no_cue',
+  'list',
+  'numbers',
   'questions',
+  'reasoning_with_math',
+  'constraints_with_data',
+  'no_cue',
   'large_output',
   'tools',
   'tool_loop',
@@ -97,17 +96,16 @@ export function extractFeatures(request: CanonicalRequest): Features {
   const askTokens = estimateTokens(ask, ESTIMATE_CHARS);
   const taskTokens = (ask.length === task.length ? askTokens : estimateTokens(task, ESTIMATE_CHARS)) + conversation.taskImages * IMAGE_TOKENS;
   const historyTokens = conversation.history === '' ? 0 : estimateTokens(conversation.history, ESTIMATE_CHARS);
-  const askCues = cueCounts(window(ask, CUE_HEAD_CHARS, CUE_TAIL_CHARS));
-  const cued = anyCue(askCues);
+  const cues = scanCues(window(ask, CUE_HEAD_CHARS, CUE_TAIL_CHARS));
+  const groups = cues.groups;
+  let substantive = false;
+  for (let g = 0; g < GROUP_COUNT; g += 1) if ((groups[g] ?? 0) > 0 && !NOT_SUBSTANTIVE[g]) substantive = true;
   const tools = request.tools?.length ?? 0;
   const systemTokens = request.system === undefined || tools > 0 ? 0 : estimateTokens(request.system, ESTIMATE_CHARS);
-  const questions = countQuestions(ask);
 
   const dense = DENSE;
   dense.fill(0);
-  const set = (name: FeatureName, value: number): void => {
-    dense[FEATURE_INDEX[name]] = value;
-  };
+  const set = setFeature;
   set('ask_length', Math.min(1, Math.log1p(askTokens) / 7));
   set('ask_short', askTokens <= 8 ? 1 : 0);
   set('task_length', Math.min(1, Math.log1p(taskTokens) / 9));
@@ -115,17 +113,18 @@ export function extractFeatures(request: CanonicalRequest): Features {
   set('long', taskTokens + historyTokens / 4 >= LONG_TOKENS ? 1 : 0);
   set('history', Math.min(1, Math.log1p(historyTokens) / 9));
   set('turns', Math.min(1, conversation.userTurns / 8));
-  set('code', saturate(askCues.code));
-  set('analysis', saturate(askCues.analysis));
-  set('multi_step', saturate(askCues.multi_step));
-  set('math', saturate(askCues.math));
-  set('reasoning', saturate(askCues.reasoning));
-  set('weak_reasoning', saturate(askCues.weakReasoning));
-  set('task', saturate(askCues.task));
+  // The cue groups sit at the same positions in FEATURE_NAMES, right after the length features.
+  for (let g = 0; g < GROUP_COUNT; g += 1) dense[FIRST_CUE + g] = saturate(groups[g] ?? 0);
+  set('code_shape', cues.code / 4);
   set('code_in_paste', task.length === ask.length ? 0 : saturate(pastedCode(task)));
-  set('reasoning_with_math', askCues.reasoning > 0 && askCues.math > 0 ? 1 : 0);
-  set('no_cue', cued ? 0 : 1);
-  set('questions', Math.min(3, questions) / 3);
+  set('list', cues.list / 4);
+  set('numbers', Math.min(1, Math.log1p(cues.numbers) / Math.log1p(16)));
+  set('questions', Math.min(3, cues.questions) / 3);
+  const math = (groups[MATH] ?? 0) > 0;
+  const data = cues.numbers >= 4;
+  set('reasoning_with_math', ((groups[REASONING] ?? 0) > 0 || (groups[OPTIMISE] ?? 0) > 0) && (math || data) ? 1 : 0);
+  set('constraints_with_data', (groups[CONSTRAINTS] ?? 0) > 0 && data ? 1 : 0);
+  set('no_cue', substantive ? 0 : 1);
   set('large_output', request.maxTokens > ORDINARY_MAX_TOKENS ? (request.maxTokens >= 8000 ? 1 : 0.5) : 0);
   set('tools', tools > 0 ? 1 : 0);
   set('tool_loop', conversation.toolLoop ? 1 : 0);
@@ -139,11 +138,24 @@ export function extractFeatures(request: CanonicalRequest): Features {
     grams: grams.buckets,
     gramCount: grams.count,
     gramValue: grams.count === 0 ? 0 : 1 / Math.sqrt(grams.count),
-    trivial: !cued && askTokens < 24 && tools === 0,
+    trivial: !substantive && askTokens < 24 && tools === 0,
   };
 }
 
 const FEATURE_INDEX = Object.fromEntries(FEATURE_NAMES.map((name, index) => [name, index])) as Record<FeatureName, number>;
+const FIRST_CUE = FEATURE_INDEX[CUE_GROUPS[0]];
+const GROUP_COUNT = CUE_GROUPS.length;
+
+/** A module-level function, not a closure made per request. */
+function setFeature(name: FeatureName, value: number): void {
+  DENSE[FEATURE_INDEX[name]] = value;
+}
+const MATH = CUE_GROUPS.indexOf('math');
+const REASONING = CUE_GROUPS.indexOf('reasoning');
+const OPTIMISE = CUE_GROUPS.indexOf('optimise');
+const CONSTRAINTS = CUE_GROUPS.indexOf('constraints');
+/** Groups that say an ask is a greeting, a lookup or a short piece of writing: with only these, an ask has no cue of work. */
+const NOT_SUBSTANTIVE = CUE_GROUPS.map((name) => name === 'chat' || name === 'lookup' || name === 'artefact');
 
 interface Conversation {
   /** The latest user words: the last user message with text outside system reminders. */
@@ -226,38 +238,13 @@ function window(text: string, head: number, tail: number): string {
 function pastedCode(task: string): number {
   let fences = 0;
   for (let at = task.indexOf('```'); at >= 0 && fences < 2; at = task.indexOf('```', at + 3)) fences += 1;
-  const end = Math.min(task.length, PASTE_SHAPE_CHARS);
-  let lines = 0;
-  let last = 0;
-  for (let i = 0; i <= end; i += 1) {
-    const code = i === end ? 10 : task.charCodeAt(i);
-    if (code === 10) {
-      // ; { } ) at a line's end
-      if (last === 59 || last === 123 || last === 125 || last === 41) lines += 1;
-      last = 0;
-    } else if (code > 32) {
-      last = code;
-    }
-  }
+  const lines = codeLines(task, PASTE_SHAPE_CHARS);
   return (fences >= 2 ? 2 : 0) + (lines >= 3 ? 1 : 0) + (lines >= 15 ? 1 : 0);
-}
-
-function anyCue(cues: CueCounts): boolean {
-  return cues.code + cues.math + cues.reasoning + cues.weakReasoning + cues.analysis + cues.multi_step + cues.task > 0;
 }
 
 /** 1 cue → 0.5, 2 → 0.75, 3 → 0.875: more distinct cues, more confidence, never past 1. */
 function saturate(hits: number): number {
   return hits <= 0 ? 0 : 1 - 0.5 ** hits;
-}
-
-function countQuestions(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code === 63 || code === 0xff1f) count += 1;
-  }
-  return count;
 }
 
 /**

@@ -4,10 +4,14 @@
 // hashed n-grams of the ask) and weighs the measures with a model learned
 // from the labelled corpus in test/fixtures/routing/ (routing-model.ts).
 //
-// The score is the expected tier under the model's probabilities, from 0
-// (surely light) to 1 (surely thinking); the catalog's `assessment` cut points
-// split it into light, standard and the top two tiers, and between heavy and
-// thinking the likelier one wins. `x-route` names what weighed most.
+// The score is where the median tier lies under the model's probabilities,
+// from 0 to 1: light is the band below 1/3, standard up to 2/3, and the top
+// two tiers (heavy and thinking) above; inside a band, the position says how
+// far past the middle of the distribution the band's probability reaches. So
+// cut points at 1/3 and 2/3 pick the median tier, and the catalog's
+// `assessment` cut points move the boundaries: a lower `heavy` sends more to
+// the top tiers. Between heavy and thinking the likelier one wins.
+// `x-route` names what weighed most.
 import type { CanonicalRequest } from '../data-plane/canonical';
 import type { AssessmentThresholds, Tier } from './catalog.types';
 import { extractFeatures, type FeatureName } from './complexity-features';
@@ -21,12 +25,23 @@ export type ReasonTag =
   | 'paste'
   | 'history'
   | 'many_turns'
+  | 'lookup'
+  | 'chat'
+  | 'produce'
+  | 'explain'
   | 'code'
-  | 'math'
-  | 'reasoning'
+  | 'edit'
   | 'analysis'
-  | 'multi_step'
-  | 'task'
+  | 'design'
+  | 'breadth'
+  | 'reasoning'
+  | 'optimisation'
+  | 'math'
+  | 'arithmetic'
+  | 'constraints'
+  | 'show_work'
+  | 'list'
+  | 'figures'
   | 'short'
   | 'questions'
   | 'large_output'
@@ -59,17 +74,30 @@ const TAG: Record<FeatureName | 'wording', ReasonTag> = {
   long: 'long',
   history: 'history',
   turns: 'many_turns',
+  lookup: 'lookup',
+  chat: 'chat',
+  produce: 'produce',
+  artefact: 'produce',
+  explain: 'explain',
   code: 'code',
+  edit: 'edit',
   analysis: 'analysis',
-  multi_step: 'multi_step',
-  math: 'math',
+  design: 'design',
+  breadth: 'breadth',
   reasoning: 'reasoning',
-  weak_reasoning: 'reasoning',
-  task: 'task',
+  optimise: 'optimisation',
+  math: 'math',
+  arithmetic: 'arithmetic',
+  constraints: 'constraints',
+  show_work: 'show_work',
+  code_shape: 'code',
   code_in_paste: 'code',
-  reasoning_with_math: 'reasoning',
-  no_cue: 'short',
+  list: 'list',
+  numbers: 'figures',
   questions: 'questions',
+  reasoning_with_math: 'reasoning',
+  constraints_with_data: 'constraints',
+  no_cue: 'short',
   large_output: 'large_output',
   tools: 'tools',
   tool_loop: 'tool_loop',
@@ -82,8 +110,8 @@ const TAG: Record<FeatureName | 'wording', ReasonTag> = {
 export function assessComplexity(request: CanonicalRequest, thresholds: AssessmentThresholds, model: RoutingModel = ROUTING_MODEL): Assessment {
   const features = extractFeatures(request);
   const p = model.probabilities(features);
-  const [, standard = 0, heavy = 0, thinking = 0] = p;
-  const score = Math.round(((standard + 2 * heavy + 3 * thinking) / 3) * 100) / 100;
+  const [light = 0, standard = 0, heavy = 0, thinking = 0] = p;
+  const score = Math.round(medianPosition(light, standard, heavy + thinking) * 100) / 100;
 
   // `enabled` asks for deep reasoning; `adaptive` (or no setting) leaves the
   // tier to the assessment; `disabled` never thinks.
@@ -102,4 +130,15 @@ export function assessComplexity(request: CanonicalRequest, thresholds: Assessme
   if (tier === 'light' && features.trivial) reasons.push('trivial');
   if (setting === 'enabled') return { tier: 'thinking', score, reasons: ['explicit_thinking', ...reasons] };
   return { tier, score, reasons };
+}
+
+/**
+ * The median of the tier distribution as a position in 0..1: light, standard
+ * and top each own a third, and inside its third the position is how far the
+ * cumulative probability has to go into the tier to reach one half.
+ */
+export function medianPosition(light: number, standard: number, top: number): number {
+  if (light >= 0.5) return (0.5 / light) / 3;
+  if (light + standard >= 0.5) return (1 + (0.5 - light) / standard) / 3;
+  return (2 + Math.min(1, (0.5 - light - standard) / Math.max(top, 1e-9))) / 3;
 }

@@ -20,7 +20,7 @@ export interface RoutingModelFile {
   dense: number[][];
   /** grams[tier][bucket] */
   grams: number[][];
-  /** Cut points on the score (the expected tier, 0..1), chosen on the dev split. */
+  /** Cut points on the score (the median tier's position, 0..1; 1/3 and 2/3 are the median rule), chosen on the dev split. */
   thresholds: AssessmentThresholds;
   training: Record<string, unknown>;
 }

@@ -32,6 +32,7 @@ export const FEATURE_NAMES = [
   'questions',
   'reasoning_with_math',
   'constraints_with_data',
+  'tool_edit',
   'no_cue',
   'large_output',
   'tools',
@@ -124,6 +125,8 @@ export function extractFeatures(request: CanonicalRequest): Features {
   const data = cues.numbers >= 4;
   set('reasoning_with_math', ((groups[REASONING] ?? 0) > 0 || (groups[OPTIMISE] ?? 0) > 0) && (math || data) ? 1 : 0);
   set('constraints_with_data', (groups[CONSTRAINTS] ?? 0) > 0 && data ? 1 : 0);
+  // In an agent session a change request, however terse ("lint fails, fix it"), is a change to code.
+  set('tool_edit', tools > 0 && (groups[EDIT] ?? 0) > 0 ? 1 : 0);
   set('no_cue', substantive ? 0 : 1);
   set('large_output', request.maxTokens > ORDINARY_MAX_TOKENS ? (request.maxTokens >= 8000 ? 1 : 0.5) : 0);
   set('tools', tools > 0 ? 1 : 0);
@@ -154,6 +157,7 @@ const MATH = CUE_GROUPS.indexOf('math');
 const REASONING = CUE_GROUPS.indexOf('reasoning');
 const OPTIMISE = CUE_GROUPS.indexOf('optimise');
 const CONSTRAINTS = CUE_GROUPS.indexOf('constraints');
+const EDIT = CUE_GROUPS.indexOf('edit');
 /** Groups that say an ask is a greeting, a lookup or a short piece of writing: with only these, an ask has no cue of work. */
 const NOT_SUBSTANTIVE = CUE_GROUPS.map((name) => name === 'chat' || name === 'lookup' || name === 'artefact');
 

@@ -49,7 +49,7 @@ export const LEXICON: Record<CueGroupName, { en: string; zh: string }> = {
   },
   /** Asking for something to be produced: written, rewritten, translated, summarised. */
   produce: {
-    en: 'write|rewrite|draft|redraft|compose|create|generate|make|prepare|put together|produce|turn this|turn it|turn that|turn what|turn these|translate*|summari*|sum up|outline|come up with|suggest|brainstorm|fill in|format|reformat|polish|proofread|rephrase|reword|shorten|condense|expand|paraphrase|tidy up|clean up the wording|convert this|convert it|extract|pull out|tabulate|put into a table|give me|send me|need a|need an',
+    en: 'write|rewrite|draft|redraft|compose|create|generate|make|prepare|put together|produce|turn this|turn it|turn that|turn what|turn these|put that into|put this into|put it into|put these into|translate*|summari*|sum up|outline|come up with|suggest|brainstorm|fill in|format|reformat|polish|proofread|rephrase|reword|shorten|condense|expand|paraphrase|tidy up|clean up the wording|convert this|convert it|extract|pull out|tabulate|put into a table|give me|send me|need a|need an',
     zh: '写|起草|拟一|拟个|草拟|撰写|生成|做一份|做个|做一个|出一份|整理|改写|重写|润色|翻译|翻成|译成|总结|概括|归纳|提炼|摘要|列一|列个|列出|提取|抽取|填写|格式化|改得|改成更|缩短|精简|扩写|想几个|起个|取个',
   },
   /** Short, routine pieces of writing. */
@@ -59,13 +59,13 @@ export const LEXICON: Record<CueGroupName, { en: string; zh: string }> = {
   },
   /** Asking for an explanation of one thing. */
   explain: {
-    en: "explain*|describe|clarify|walk me through|tell me about|teach me|help me understand|how does|how do|how is|how are|how can|how should|how would|how to|why does|why do|why is|why are|why did|why would|difference between|differ*|different from|compared to|versus|vs|in plain|in simple|simply put|intuition|intuitively|overview|example*|for instance|what happens when|what happens if|eli5|the idea behind|concept",
+    en: "explain*|describe|clarify|walk me through|tell me about|teach me|help me understand|how does|how do|how is|how are|how can|how should|how would|how to|why does|why do|why is|why are|why did|why would|difference between|differ*|different from|compared to|versus|vs|in plain|in simple|simply put|intuition|intuitively|overview|example*|for instance|what happens when|what happens if|causes of|cause of|reasons for|reasons why|main reasons|eli5|the idea behind|concept",
     zh: '解释|讲讲|讲一下|讲解|说说|说一下|介绍|说明|为什么|为啥|怎么理解|区别|不同|差别|差异|原理|是怎么|如何|怎么|怎样|举例|例子|举个|通俗|简单说|简单讲|入门|概念|含义是',
   },
   /** Code to read or write, and the vocabulary of software work. */
   code: {
     en: 'code|coding|codebase|function*|method*|class|classes|module*|script*|regex*|regular expression*|query|queries|sql|api*|endpoint*|bug*|compile*|compiler|unit test*|tests|test suite|test case*|stack trace|traceback|error*|exception*|typeerror|null pointer|undefined|segfault|deadlock*|race condition*|python|javascript|typescript|java|golang|rust|c++|c#|bash|shell|powershell|react|vue|node|nodejs|npm|kotlin|swift|solidity|terraform|docker*|kubernetes|k8s|helm|git|branch*|commit*|merge|rebase|pull request|lint*|eslint|build|deploy*|ci|json|yaml|csv|html|css|database*|schema*|column*|index|indexes|migration*|repo|repository|handler*|middleware|microservice*|backend|frontend|cache|caching|redis|postgres*|mysql|mongodb|kafka|graphql|grpc|rest|http|webhook*|cron|lambda|vba|macro*|pandas|numpy|jest|mocha|pytest|orm|concurren*|thread*|async|await|promise*|callback*|variable*|parameter*|argument*|library|package|dependenc*',
-    zh: '代码|函数|方法名|脚本|正则|报错|错误信息|异常|编译|单元测试|测试用例|用例|接口|编程|程序|数据库|字段|索引|部署|构建|分支|提交|仓库|模块|前端|后端|缓存|中间件|日志|并发|线程|死锁|变量|参数|依赖|库表|建表|存储过程|微服务|重构|调试|bug',
+    zh: '代码|函数|方法名|查询|查出|表结构|脚本|正则|报错|错误信息|异常|编译|单元测试|测试用例|用例|接口|编程|程序|数据库|字段|索引|部署|构建|分支|提交|仓库|模块|前端|后端|缓存|中间件|日志|并发|线程|死锁|变量|参数|依赖|库表|建表|存储过程|微服务|重构|调试|bug',
   },
   /** Changing something that exists: fix, add, rename, migrate. */
   edit: {
@@ -99,7 +99,7 @@ export const LEXICON: Record<CueGroupName, { en: string; zh: string }> = {
   },
   /** Mathematical notation aside, the vocabulary of mathematics. */
   math: {
-    en: 'equation*|inequalit*|integral*|integrat*|derivative*|differentiat*|polynomial*|recurrence*|closed form|closed-form|divisib*|divides|prime*|irrational|rational number*|modulo|mod|gcd|lcm|matrix|matrices|eigen*|vector*|limit|series|converge*|convergence|probabilit*|expected value|expected number|expectation|variance|standard deviation|odds|random*|combinatori*|permutation*|combination*|how many ways|sequence*|vertex|vertices|graph theory|planar|colorable|colourable|geometry|triangle*|angle*|radius|volume|parabola|logarithm*|exponential|asymptotic|real number*|integer*|natural number*|positive integer*|sqrt|pi',
+    en: 'equation*|inequalit*|integral*|integrat*|derivative*|differentiat*|polynomial*|recurrence*|closed form|closed-form|divisib*|divides|prime*|irrational|rational number*|modulo|mod|gcd|lcm|matrix|matrices|eigen*|vector*|limit|series|converge*|convergence|probabilit*|chance that|chance of|the chance|the odds|dice|coin flip*|coin toss*|expected value|expected number|expectation|variance|standard deviation|odds|random*|combinatori*|permutation*|combination*|how many ways|sequence*|vertex|vertices|graph theory|planar|colorable|colourable|geometry|triangle*|angle*|radius|volume|parabola|logarithm*|exponential|asymptotic|real number*|integer*|natural number*|positive integer*|sqrt|pi',
     zh: '积分|导数|微分|求导|方程|不等式|素数|质数|无理数|有理数|整除|余数|同余|概率|期望|方差|标准差|级数|数列|收敛|极限|矩阵|向量|特征值|多项式|实根|函数方程|排列|组合数|几何|三角形|面积|体积|半径|递推|通项|图论|顶点|连通|正整数|整数|实数|对数|指数函数|偏导|微积分',
   },
   /** Everyday arithmetic: a figure to work out. */

@@ -97,6 +97,7 @@ const TAG: Record<FeatureName | 'wording', ReasonTag> = {
   questions: 'questions',
   reasoning_with_math: 'reasoning',
   constraints_with_data: 'constraints',
+  tool_edit: 'edit',
   no_cue: 'short',
   large_output: 'large_output',
   tools: 'tools',

@@ -166,6 +166,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger: logger.child({ component: 'pipeline' }),
   });
   const keyAuth = new KeyAuthenticator(database.pool, changes, credit);
+  keyAuth.onLookup = (outcome) => metrics.keyLookup(outcome);
   const services: Services = { catalog, accounts, audit, sessions, keys, credit, usage, changes, recorder, pipeline, guardrailPolicies };
   const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken);
 

@@ -38,12 +38,30 @@ interface KeyRow {
   account_created_at: Date;
 }
 
+const notAKey = (): AppError => new AppError('authentication', 'invalid_api_key', 'The API key is not valid');
+
 export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
   const bearer = bearerToken(headers.authorization);
   if (bearer) return bearer;
   const header = headers['x-api-key'];
   return typeof header === 'string' && header.length > 0 ? header.trim() : undefined;
 }
+
+/** How a presented key was resolved: from the cache, by a database lookup (found or not), or by the negative cache. */
+export type KeyLookupOutcome = 'cached' | 'found' | 'not_found' | 'not_found_cached' | 'refused_busy';
+
+/** How long a secret that is not a key is remembered as such: a flood of the same fake keys costs one lookup each per this long. */
+const UNKNOWN_TTL_MS = 60_000;
+/** Unknown secrets remembered at most (oldest dropped first), so a flood of distinct fakes cannot grow memory. */
+const UNKNOWN_MAX = 100_000;
+/**
+ * Database lookups of uncached keys in flight at once, and how many may wait:
+ * a flood of distinct made-up keys waits its turn on a few connections instead
+ * of taking the pool that metering and the cached keys' calls need. Past the
+ * queue, 503 with retry-after.
+ */
+const MAX_LOOKUPS = 4;
+const MAX_WAITING_LOOKUPS = 1024;
 
 /**
  * Data-plane key authentication (DESIGN §6). Keys are looked up by the
@@ -55,6 +73,12 @@ export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
 export class KeyAuthenticator {
   private readonly byHash = new Map<string, CachedKey>();
   private readonly hashById = new Map<string, string>();
+  /** Secrets (by hash) the database did not know, until when (ms). */
+  private readonly unknown = new Map<string, number>();
+  private lookups = 0;
+  private readonly waiting: Array<() => void> = [];
+  /** Sees how each presented key was resolved (metrics); must not throw. */
+  onLookup: (outcome: KeyLookupOutcome) => void = () => {};
 
   constructor(
     private readonly pool: pg.Pool,
@@ -84,6 +108,7 @@ export class KeyAuthenticator {
   clear(): void {
     this.byHash.clear();
     this.hashById.clear();
+    this.unknown.clear();
   }
 
   async authenticate(headers: IncomingHttpHeaders): Promise<AuthenticatedKey> {
@@ -94,8 +119,17 @@ export class KeyAuthenticator {
     // Refused by checksum: a typo never costs a database round trip.
     if (!isWellFormedSecret(secret)) throw new AppError('authentication', 'invalid_api_key', 'The API key is malformed');
     const hash = hashSecret(secret);
-    const entry = this.byHash.get(hash) ?? (await this.load(hash));
-    if (!entry) throw new AppError('authentication', 'invalid_api_key', 'The API key is not valid');
+    let entry = this.byHash.get(hash);
+    if (entry) this.onLookup('cached');
+    else {
+      const until = this.unknown.get(hash);
+      if (until !== undefined && until > Date.now()) {
+        this.onLookup('not_found_cached');
+        throw notAKey();
+      }
+      entry = await this.lookUp(hash);
+    }
+    if (!entry) throw notAKey();
 
     const { key } = entry;
     const overLimit = await this.credit.isOverLimit(key.account);
@@ -119,6 +153,35 @@ export class KeyAuthenticator {
           });
         }
         throw new AppError('permission', 'key_suspended', 'The API key is suspended');
+    }
+  }
+
+  /** A database lookup, a few at a time (MAX_LOOKUPS); unknown secrets are remembered for UNKNOWN_TTL_MS. */
+  private async lookUp(hash: string): Promise<CachedKey | undefined> {
+    if (this.lookups >= MAX_LOOKUPS) {
+      if (this.waiting.length >= MAX_WAITING_LOOKUPS) {
+        this.onLookup('refused_busy');
+        throw new AppError('unavailable', 'overloaded', 'Too many API keys are being checked at once; retry shortly', { headers: { 'retry-after': '1' } });
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    this.lookups += 1;
+    try {
+      const entry = await this.load(hash);
+      if (entry) this.onLookup('found');
+      else {
+        this.onLookup('not_found');
+        this.unknown.delete(hash);
+        this.unknown.set(hash, Date.now() + UNKNOWN_TTL_MS);
+        if (this.unknown.size > UNKNOWN_MAX) {
+          const oldest = this.unknown.keys().next().value;
+          if (oldest !== undefined) this.unknown.delete(oldest);
+        }
+      }
+      return entry;
+    } finally {
+      this.lookups -= 1;
+      this.waiting.shift()?.();
     }
   }
 

@@ -15,6 +15,13 @@ export interface AuthenticatedKey {
   readonly keyName: string;
   readonly modelScope: ReadonlySet<string>;
   readonly account: AccountView;
+  /**
+   * Registers a call made with this key: `cut` is called with the refusal a
+   * new call would get once the key stops being usable (suspended,
+   * cancelled, expired, or its account over the credit limit), so a running
+   * stream ends with it. Returns the unregistration.
+   */
+  readonly watch?: (cut: (refusal: AppError) => void) => () => void;
 }
 
 /** What is cached per key: the identity handed to every call, and what its status is derived from. */
@@ -77,6 +84,9 @@ export class KeyAuthenticator {
   private readonly unknown = new Map<string, number>();
   private lookups = 0;
   private readonly waiting: Array<() => void> = [];
+  /** Cut functions of the calls in flight, by key id; and the key ids in flight, by account. */
+  private readonly running = new Map<string, Set<(refusal: AppError) => void>>();
+  private readonly runningByAccount = new Map<string, Set<string>>();
   /** Sees how each presented key was resolved (metrics); must not throw. */
   onLookup: (outcome: KeyLookupOutcome) => void = () => {};
 
@@ -85,8 +95,14 @@ export class KeyAuthenticator {
     private readonly changes: ChangeFeed,
     private readonly credit: CreditMonitor,
   ) {
-    changes.on(CHANNELS.keys, (keyId) => this.forgetKey(keyId));
-    changes.on(CHANNELS.accounts, (accountId) => this.forgetAccount(accountId));
+    changes.on(CHANNELS.keys, (keyId) => {
+      this.forgetKey(keyId);
+      if (this.running.has(keyId)) void this.recheck(keyId);
+    });
+    changes.on(CHANNELS.accounts, (accountId) => {
+      this.forgetAccount(accountId);
+      for (const keyId of this.runningByAccount.get(accountId) ?? []) void this.recheck(keyId);
+    });
     changes.onReset(() => this.clear());
   }
 
@@ -132,27 +148,40 @@ export class KeyAuthenticator {
     if (!entry) throw notAKey();
 
     const { key } = entry;
-    const overLimit = await this.credit.isOverLimit(key.account);
-    const { status, suspendedReason } = effectiveStatus({
-      stored: entry.stored,
-      expiresAt: entry.expiresAt,
-      today: zoneDate(key.account.timezone),
-      overCreditLimit: overLimit,
-    });
-    switch (status) {
-      case 'active':
-        return key;
-      case 'cancelled':
-        throw new AppError('authentication', 'key_cancelled', 'The API key has been cancelled');
-      case 'expired':
-        throw new AppError('authentication', 'key_expired', 'The API key has expired');
-      case 'suspended':
-        if (suspendedReason === 'credit_limit') {
-          throw new AppError('rate_limit', 'credit_limit_reached', "The account's monthly credit limit has been reached; all its keys are suspended", {
-            headers: { 'x-should-retry': 'false' },
-          });
-        }
-        throw new AppError('permission', 'key_suspended', 'The API key is suspended');
+    const refusal = refusalOf(entry, await this.credit.isOverLimit(key.account));
+    if (refusal) throw refusal;
+    return key;
+  }
+
+  /** Registers a call in flight with a key (through AuthenticatedKey.watch). */
+  watch(key: { keyId: string; accountId: string }, cut: (refusal: AppError) => void): () => void {
+    const cuts = this.running.get(key.keyId) ?? new Set<(refusal: AppError) => void>();
+    cuts.add(cut);
+    this.running.set(key.keyId, cuts);
+    const keys = this.runningByAccount.get(key.accountId) ?? new Set<string>();
+    keys.add(key.keyId);
+    this.runningByAccount.set(key.accountId, keys);
+    return () => {
+      cuts.delete(cut);
+      if (cuts.size > 0) return;
+      this.running.delete(key.keyId);
+      keys.delete(key.keyId);
+      if (keys.size === 0) this.runningByAccount.delete(key.accountId);
+    };
+  }
+
+  /** A key with calls in flight changed (or its account did): if it is no longer usable, those calls are cut with the refusal a new call would get. */
+  private async recheck(keyId: string): Promise<void> {
+    try {
+      const result = await this.pool.query<KeyRow>(`${KEY_SELECT} where k.id = $1`, [keyId]);
+      const row = result.rows[0];
+      const refusal = row
+        ? refusalOf(entryOf(row, this), await this.credit.isOverLimit(accountOf(row)))
+        : new AppError('authentication', 'key_cancelled', 'The API key has been cancelled');
+      if (!refusal) return;
+      for (const cut of [...(this.running.get(keyId) ?? [])]) cut(refusal);
+    } catch {
+      // The database is away: the next notification, or the call's own end, settles it.
     }
   }
 
@@ -187,31 +216,10 @@ export class KeyAuthenticator {
 
   private async load(hash: string): Promise<CachedKey | undefined> {
     const feedUp = this.changes.connected;
-    const result = await this.pool.query<KeyRow>(
-      `select k.id, k.name, k.status, to_char(k.expires_at, 'YYYY-MM-DD') as expires_at, k.model_scope, k.account_id,
-              a.name as account_name, a.timezone, a.currency, a.credit_limit_micros, a.created_at as account_created_at
-       from api_keys k join accounts a on a.id = k.account_id where k.secret_hash = $1`,
-      [hash],
-    );
+    const result = await this.pool.query<KeyRow>(`${KEY_SELECT} where k.secret_hash = $1`, [hash]);
     const row = result.rows[0];
     if (!row) return undefined;
-    const entry: CachedKey = {
-      key: {
-        keyId: row.id,
-        keyName: row.name,
-        modelScope: new Set(row.model_scope),
-        account: {
-          id: row.account_id,
-          name: row.account_name,
-          timezone: row.timezone,
-          currency: row.currency,
-          creditLimitMicros: row.credit_limit_micros,
-          createdAt: row.account_created_at,
-        },
-      },
-      stored: row.status,
-      expiresAt: row.expires_at,
-    };
+    const entry = entryOf(row, this);
     // Only cache what an invalidation could reach: the feed must have been up
     // before the read, or a change committed in between would go unnoticed.
     if (feedUp && this.changes.connected) {
@@ -219,5 +227,60 @@ export class KeyAuthenticator {
       this.hashById.set(entry.key.keyId, hash);
     }
     return entry;
+  }
+}
+
+const KEY_SELECT = `select k.id, k.name, k.status, to_char(k.expires_at, 'YYYY-MM-DD') as expires_at, k.model_scope, k.account_id,
+       a.name as account_name, a.timezone, a.currency, a.credit_limit_micros, a.created_at as account_created_at
+       from api_keys k join accounts a on a.id = k.account_id`;
+
+function accountOf(row: KeyRow): AccountView {
+  return {
+    id: row.account_id,
+    name: row.account_name,
+    timezone: row.timezone,
+    currency: row.currency,
+    creditLimitMicros: row.credit_limit_micros,
+    createdAt: row.account_created_at,
+  };
+}
+
+function entryOf(row: KeyRow, authenticator: { watch(key: { keyId: string; accountId: string }, cut: (refusal: AppError) => void): () => void }): CachedKey {
+  const ids = { keyId: row.id, accountId: row.account_id };
+  return {
+    key: {
+      keyId: row.id,
+      keyName: row.name,
+      modelScope: new Set(row.model_scope),
+      account: accountOf(row),
+      watch: (cut) => authenticator.watch(ids, cut),
+    },
+    stored: row.status,
+    expiresAt: row.expires_at,
+  };
+}
+
+/** The refusal a call with this key gets now, or undefined when the key is usable. */
+function refusalOf(entry: CachedKey, overCreditLimit: boolean): AppError | undefined {
+  const { status, suspendedReason } = effectiveStatus({
+    stored: entry.stored,
+    expiresAt: entry.expiresAt,
+    today: zoneDate(entry.key.account.timezone),
+    overCreditLimit,
+  });
+  switch (status) {
+    case 'active':
+      return undefined;
+    case 'cancelled':
+      return new AppError('authentication', 'key_cancelled', 'The API key has been cancelled');
+    case 'expired':
+      return new AppError('authentication', 'key_expired', 'The API key has expired');
+    case 'suspended':
+      if (suspendedReason === 'credit_limit') {
+        return new AppError('rate_limit', 'credit_limit_reached', "The account's monthly credit limit has been reached; all its keys are suspended", {
+          headers: { 'x-should-retry': 'false' },
+        });
+      }
+      return new AppError('permission', 'key_suspended', 'The API key is suspended');
   }
 }

@@ -78,11 +78,18 @@ export function callContext(request: CallRequest, reply: CallReply, form: Protoc
       }),
     ),
   );
+  const key = authenticatedKey(request);
+  let unwatch: (() => void) | undefined;
   reply.raw.once('close', () => {
     unsubscribe?.();
+    unwatch?.();
     if (!reply.raw.writableFinished) controller.abort();
   });
-  return { requestId: request.id, key: authenticatedKey(request), form, signal: controller.signal, startedAt: Date.now() };
+  // A stream ends when its key is suspended or cancelled or its account goes over the credit limit (metered as produced).
+  const followKey = (): void => {
+    unwatch ??= key.watch?.((refusal) => controller.abort(refusal));
+  };
+  return { requestId: request.id, key, form, signal: controller.signal, startedAt: Date.now(), followKey };
 }
 
 export async function installDataPlane(server: FastifyInstance, deps: DataPlaneDeps): Promise<void> {

@@ -98,9 +98,13 @@ export async function installDataPlane(server: FastifyInstance, deps: DataPlaneD
     // The data plane speaks JSON only: a text/plain body is a 415, not a string handed to the decoders.
     scope.removeContentTypeParser('text/plain');
     scope.decorateRequest('drain', { getter: () => deps.drain });
-    // Authenticate before validating: an anonymous caller learns nothing about the schema.
-    scope.addHook('preHandler', async (request) => {
-      request.apiKey = await deps.keyAuth.authenticate(request.headers);
+    // Authenticate before the body is read (chunked bodies come this way): a caller without a
+    // valid key gets its 401 without the gateway buffering what it sends, and learns nothing about the schema.
+    scope.addHook('onRequest', async (request, reply) => {
+      request.apiKey = await deps.keyAuth.authenticate(request.headers).catch((error: unknown) => {
+        void reply.header('connection', 'close');
+        throw error;
+      });
     });
     scope.setErrorHandler((error, request, reply) => {
       const appError = fromFastify(error) ?? toAppError(error);

@@ -139,7 +139,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   changes.on(CHANNELS.accounts, (accountId) => credit.forget(accountId));
   changes.onReset(() => credit.clear());
 
-  const usage = new UsageQueryService(database.pool, accounts, catalog, credit);
+  const usage = new UsageQueryService(database.reportPool, accounts, catalog, credit);
   const recorder = new UsageRecorder(database.pool, credit, logger.child({ component: 'metering' }), config.usageSyncCommit);
   const metrics = new GatewayMetrics(new Registry(), {
     usageQueueDepth: () => recorder.depth,

@@ -118,8 +118,11 @@ function accountServices({ config, database, catalog }: AppOptions, changes?: Ch
  */
 export async function bootstrapInstallation(options: AppOptions): Promise<FirstStartCredentials | null> {
   const { accounts, sessions } = accountServices(options);
-  return bootstrap(accounts, sessions, options.config.bootstrapToken);
+  return bootstrap(accounts, sessions, options.config.bootstrapToken, retiredBootstrapWarning(options.logger));
 }
+
+const retiredBootstrapWarning = (logger: Logger) => (): void =>
+  logger.warn('GATEWAY_BOOTSTRAP_TOKEN names a console session that was signed out or has expired; it stays retired. Choose a new token (or unset it) to get a bootstrap session again.');
 
 const CONTRACT = (name: string) => path.join(PROJECT_ROOT, 'openapi', name);
 
@@ -136,7 +139,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   changes.on(CHANNELS.accounts, (accountId) => credit.forget(accountId));
   changes.onReset(() => credit.clear());
 
-  const usage = new UsageQueryService(database.pool, accounts, catalog, credit);
+  const usage = new UsageQueryService(database.reportPool, accounts, catalog, credit);
   const recorder = new UsageRecorder(database.pool, credit, logger.child({ component: 'metering' }), config.usageSyncCommit);
   const metrics = new GatewayMetrics(new Registry(), {
     usageQueueDepth: () => recorder.depth,
@@ -166,8 +169,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger: logger.child({ component: 'pipeline' }),
   });
   const keyAuth = new KeyAuthenticator(database.pool, changes, credit);
+  keyAuth.onLookup = (outcome) => metrics.keyLookup(outcome);
   const services: Services = { catalog, accounts, audit, sessions, keys, credit, usage, changes, recorder, pipeline, guardrailPolicies };
-  const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken);
+  const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken, retiredBootstrapWarning(logger));
 
   const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes());
   const fastPathSlot: { tryServe?: DataPlaneFastPath['tryServe'] } = {};

@@ -19,7 +19,9 @@ import { loadCatalog } from '../routing/catalog';
 const USAGE = `usage: npm run admin -- <command>
   account create --name N [--timezone Z] [--credit-limit D]
   account list
-  user create --account ID --email E --password P --role owner|admin|viewer
+  user create --account ID --email E (--password-stdin | --password P) --role owner|admin|viewer
+      --password-stdin reads the password from standard input (first line); --password
+      puts it in the process list and the shell history
   credit-limit set --account ID --amount D|none
   guardrail set --account ID --rule R --policy block|redact|flag|off
   guardrail reset --account ID --rule R
@@ -27,10 +29,21 @@ const USAGE = `usage: npm run admin -- <command>
 
 class UsageError extends Error {}
 
-function required(values: Record<string, string | undefined>, name: string): string {
+function required(values: Record<string, string | boolean | undefined>, name: string): string {
   const value = values[name];
-  if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
   return value;
+}
+
+/** The new user's password: from standard input with --password-stdin (kept out of `ps` and shell history), else --password. */
+async function passwordOf(values: { password?: string; 'password-stdin'?: boolean }): Promise<string> {
+  if (values['password-stdin'] && values.password !== undefined) throw new UsageError('give --password-stdin or --password, not both');
+  if (!values['password-stdin']) return required(values, 'password');
+  let input = '';
+  for await (const chunk of process.stdin) input += String(chunk);
+  const password = input.split(/\r?\n/)[0] ?? '';
+  if (password === '') throw new UsageError('--password-stdin read no password from standard input');
+  return password;
 }
 
 const operator = (accountId: string): Actor => ({ accountId, userId: null, label: 'operator-cli', role: 'owner', ip: null });
@@ -46,6 +59,7 @@ async function run(argv: string[]): Promise<unknown> {
       account: { type: 'string' },
       email: { type: 'string' },
       password: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
       role: { type: 'string' },
       amount: { type: 'string' },
       month: { type: 'string' },
@@ -90,7 +104,7 @@ async function run(argv: string[]): Promise<unknown> {
         const user = await sessions.createUser({
           accountId: account.id,
           email: required(values, 'email'),
-          password: required(values, 'password'),
+          password: await passwordOf(values),
           role: required(values, 'role'),
         });
         return { user_id: user.id, account_id: user.accountId, email: user.email, role: user.role };

@@ -16,6 +16,13 @@ export interface CallContext {
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
   startedAt: number;
+  /**
+   * From now on, cut the call (abort `signal` with the refusal) if its key
+   * stops being usable. Streams call it: their client gets what was produced
+   * and an error event, while a plain reply in flight is better delivered than
+   * billed and lost.
+   */
+  followKey?: () => void;
 }
 
 export interface RouteInfo {
@@ -74,6 +81,11 @@ export class Call {
   /** Aborted when the client goes away or the gateway cuts the call; `reason` says which. */
   get signal(): AbortSignal {
     return this.ctx.signal;
+  }
+
+  /** See CallContext.followKey. */
+  followKey(): void {
+    this.ctx.followKey?.();
   }
 
   /** The id of the message we answer with (`msg_…`), traceable to the request id. */

@@ -15,6 +15,13 @@ export interface AuthenticatedKey {
   readonly keyName: string;
   readonly modelScope: ReadonlySet<string>;
   readonly account: AccountView;
+  /**
+   * Registers a call made with this key: `cut` is called with the refusal a
+   * new call would get once the key stops being usable (suspended,
+   * cancelled, expired, or its account over the credit limit), so a running
+   * stream ends with it. Returns the unregistration.
+   */
+  readonly watch?: (cut: (refusal: AppError) => void) => () => void;
 }
 
 /** What is cached per key: the identity handed to every call, and what its status is derived from. */
@@ -38,12 +45,30 @@ interface KeyRow {
   account_created_at: Date;
 }
 
+const notAKey = (): AppError => new AppError('authentication', 'invalid_api_key', 'The API key is not valid');
+
 export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
   const bearer = bearerToken(headers.authorization);
   if (bearer) return bearer;
   const header = headers['x-api-key'];
   return typeof header === 'string' && header.length > 0 ? header.trim() : undefined;
 }
+
+/** How a presented key was resolved: from the cache, by a database lookup (found or not), or by the negative cache. */
+export type KeyLookupOutcome = 'cached' | 'found' | 'not_found' | 'not_found_cached' | 'refused_busy';
+
+/** How long a secret that is not a key is remembered as such: a flood of the same fake keys costs one lookup each per this long. */
+const UNKNOWN_TTL_MS = 60_000;
+/** Unknown secrets remembered at most (oldest dropped first), so a flood of distinct fakes cannot grow memory. */
+const UNKNOWN_MAX = 100_000;
+/**
+ * Database lookups of uncached keys in flight at once, and how many may wait:
+ * a flood of distinct made-up keys waits its turn on a few connections instead
+ * of taking the pool that metering and the cached keys' calls need. Past the
+ * queue, 503 with retry-after.
+ */
+const MAX_LOOKUPS = 4;
+const MAX_WAITING_LOOKUPS = 1024;
 
 /**
  * Data-plane key authentication (DESIGN §6). Keys are looked up by the
@@ -55,14 +80,29 @@ export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
 export class KeyAuthenticator {
   private readonly byHash = new Map<string, CachedKey>();
   private readonly hashById = new Map<string, string>();
+  /** Secrets (by hash) the database did not know, until when (ms). */
+  private readonly unknown = new Map<string, number>();
+  private lookups = 0;
+  private readonly waiting: Array<() => void> = [];
+  /** Cut functions of the calls in flight, by key id; and the key ids in flight, by account. */
+  private readonly running = new Map<string, Set<(refusal: AppError) => void>>();
+  private readonly runningByAccount = new Map<string, Set<string>>();
+  /** Sees how each presented key was resolved (metrics); must not throw. */
+  onLookup: (outcome: KeyLookupOutcome) => void = () => {};
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly changes: ChangeFeed,
     private readonly credit: CreditMonitor,
   ) {
-    changes.on(CHANNELS.keys, (keyId) => this.forgetKey(keyId));
-    changes.on(CHANNELS.accounts, (accountId) => this.forgetAccount(accountId));
+    changes.on(CHANNELS.keys, (keyId) => {
+      this.forgetKey(keyId);
+      if (this.running.has(keyId)) void this.recheck(keyId);
+    });
+    changes.on(CHANNELS.accounts, (accountId) => {
+      this.forgetAccount(accountId);
+      for (const keyId of this.runningByAccount.get(accountId) ?? []) void this.recheck(keyId);
+    });
     changes.onReset(() => this.clear());
   }
 
@@ -84,6 +124,7 @@ export class KeyAuthenticator {
   clear(): void {
     this.byHash.clear();
     this.hashById.clear();
+    this.unknown.clear();
   }
 
   async authenticate(headers: IncomingHttpHeaders): Promise<AuthenticatedKey> {
@@ -94,61 +135,91 @@ export class KeyAuthenticator {
     // Refused by checksum: a typo never costs a database round trip.
     if (!isWellFormedSecret(secret)) throw new AppError('authentication', 'invalid_api_key', 'The API key is malformed');
     const hash = hashSecret(secret);
-    const entry = this.byHash.get(hash) ?? (await this.load(hash));
-    if (!entry) throw new AppError('authentication', 'invalid_api_key', 'The API key is not valid');
+    let entry = this.byHash.get(hash);
+    if (entry) this.onLookup('cached');
+    else {
+      const until = this.unknown.get(hash);
+      if (until !== undefined && until > Date.now()) {
+        this.onLookup('not_found_cached');
+        throw notAKey();
+      }
+      entry = await this.lookUp(hash);
+    }
+    if (!entry) throw notAKey();
 
     const { key } = entry;
-    const overLimit = await this.credit.isOverLimit(key.account);
-    const { status, suspendedReason } = effectiveStatus({
-      stored: entry.stored,
-      expiresAt: entry.expiresAt,
-      today: zoneDate(key.account.timezone),
-      overCreditLimit: overLimit,
-    });
-    switch (status) {
-      case 'active':
-        return key;
-      case 'cancelled':
-        throw new AppError('authentication', 'key_cancelled', 'The API key has been cancelled');
-      case 'expired':
-        throw new AppError('authentication', 'key_expired', 'The API key has expired');
-      case 'suspended':
-        if (suspendedReason === 'credit_limit') {
-          throw new AppError('rate_limit', 'credit_limit_reached', "The account's monthly credit limit has been reached; all its keys are suspended", {
-            headers: { 'x-should-retry': 'false' },
-          });
+    const refusal = refusalOf(entry, await this.credit.isOverLimit(key.account));
+    if (refusal) throw refusal;
+    return key;
+  }
+
+  /** Registers a call in flight with a key (through AuthenticatedKey.watch). */
+  watch(key: { keyId: string; accountId: string }, cut: (refusal: AppError) => void): () => void {
+    const cuts = this.running.get(key.keyId) ?? new Set<(refusal: AppError) => void>();
+    cuts.add(cut);
+    this.running.set(key.keyId, cuts);
+    const keys = this.runningByAccount.get(key.accountId) ?? new Set<string>();
+    keys.add(key.keyId);
+    this.runningByAccount.set(key.accountId, keys);
+    return () => {
+      cuts.delete(cut);
+      if (cuts.size > 0) return;
+      this.running.delete(key.keyId);
+      keys.delete(key.keyId);
+      if (keys.size === 0) this.runningByAccount.delete(key.accountId);
+    };
+  }
+
+  /** A key with calls in flight changed (or its account did): if it is no longer usable, those calls are cut with the refusal a new call would get. */
+  private async recheck(keyId: string): Promise<void> {
+    try {
+      const result = await this.pool.query<KeyRow>(`${KEY_SELECT} where k.id = $1`, [keyId]);
+      const row = result.rows[0];
+      const refusal = row
+        ? refusalOf(entryOf(row, this), await this.credit.isOverLimit(accountOf(row)))
+        : new AppError('authentication', 'key_cancelled', 'The API key has been cancelled');
+      if (!refusal) return;
+      for (const cut of [...(this.running.get(keyId) ?? [])]) cut(refusal);
+    } catch {
+      // The database is away: the next notification, or the call's own end, settles it.
+    }
+  }
+
+  /** A database lookup, a few at a time (MAX_LOOKUPS); unknown secrets are remembered for UNKNOWN_TTL_MS. */
+  private async lookUp(hash: string): Promise<CachedKey | undefined> {
+    if (this.lookups >= MAX_LOOKUPS) {
+      if (this.waiting.length >= MAX_WAITING_LOOKUPS) {
+        this.onLookup('refused_busy');
+        throw new AppError('unavailable', 'overloaded', 'Too many API keys are being checked at once; retry shortly', { headers: { 'retry-after': '1' } });
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    this.lookups += 1;
+    try {
+      const entry = await this.load(hash);
+      if (entry) this.onLookup('found');
+      else {
+        this.onLookup('not_found');
+        this.unknown.delete(hash);
+        this.unknown.set(hash, Date.now() + UNKNOWN_TTL_MS);
+        if (this.unknown.size > UNKNOWN_MAX) {
+          const oldest = this.unknown.keys().next().value;
+          if (oldest !== undefined) this.unknown.delete(oldest);
         }
-        throw new AppError('permission', 'key_suspended', 'The API key is suspended');
+      }
+      return entry;
+    } finally {
+      this.lookups -= 1;
+      this.waiting.shift()?.();
     }
   }
 
   private async load(hash: string): Promise<CachedKey | undefined> {
     const feedUp = this.changes.connected;
-    const result = await this.pool.query<KeyRow>(
-      `select k.id, k.name, k.status, to_char(k.expires_at, 'YYYY-MM-DD') as expires_at, k.model_scope, k.account_id,
-              a.name as account_name, a.timezone, a.currency, a.credit_limit_micros, a.created_at as account_created_at
-       from api_keys k join accounts a on a.id = k.account_id where k.secret_hash = $1`,
-      [hash],
-    );
+    const result = await this.pool.query<KeyRow>(`${KEY_SELECT} where k.secret_hash = $1`, [hash]);
     const row = result.rows[0];
     if (!row) return undefined;
-    const entry: CachedKey = {
-      key: {
-        keyId: row.id,
-        keyName: row.name,
-        modelScope: new Set(row.model_scope),
-        account: {
-          id: row.account_id,
-          name: row.account_name,
-          timezone: row.timezone,
-          currency: row.currency,
-          creditLimitMicros: row.credit_limit_micros,
-          createdAt: row.account_created_at,
-        },
-      },
-      stored: row.status,
-      expiresAt: row.expires_at,
-    };
+    const entry = entryOf(row, this);
     // Only cache what an invalidation could reach: the feed must have been up
     // before the read, or a change committed in between would go unnoticed.
     if (feedUp && this.changes.connected) {
@@ -156,5 +227,60 @@ export class KeyAuthenticator {
       this.hashById.set(entry.key.keyId, hash);
     }
     return entry;
+  }
+}
+
+const KEY_SELECT = `select k.id, k.name, k.status, to_char(k.expires_at, 'YYYY-MM-DD') as expires_at, k.model_scope, k.account_id,
+       a.name as account_name, a.timezone, a.currency, a.credit_limit_micros, a.created_at as account_created_at
+       from api_keys k join accounts a on a.id = k.account_id`;
+
+function accountOf(row: KeyRow): AccountView {
+  return {
+    id: row.account_id,
+    name: row.account_name,
+    timezone: row.timezone,
+    currency: row.currency,
+    creditLimitMicros: row.credit_limit_micros,
+    createdAt: row.account_created_at,
+  };
+}
+
+function entryOf(row: KeyRow, authenticator: { watch(key: { keyId: string; accountId: string }, cut: (refusal: AppError) => void): () => void }): CachedKey {
+  const ids = { keyId: row.id, accountId: row.account_id };
+  return {
+    key: {
+      keyId: row.id,
+      keyName: row.name,
+      modelScope: new Set(row.model_scope),
+      account: accountOf(row),
+      watch: (cut) => authenticator.watch(ids, cut),
+    },
+    stored: row.status,
+    expiresAt: row.expires_at,
+  };
+}
+
+/** The refusal a call with this key gets now, or undefined when the key is usable. */
+function refusalOf(entry: CachedKey, overCreditLimit: boolean): AppError | undefined {
+  const { status, suspendedReason } = effectiveStatus({
+    stored: entry.stored,
+    expiresAt: entry.expiresAt,
+    today: zoneDate(entry.key.account.timezone),
+    overCreditLimit,
+  });
+  switch (status) {
+    case 'active':
+      return undefined;
+    case 'cancelled':
+      return new AppError('authentication', 'key_cancelled', 'The API key has been cancelled');
+    case 'expired':
+      return new AppError('authentication', 'key_expired', 'The API key has expired');
+    case 'suspended':
+      if (suspendedReason === 'credit_limit') {
+        return new AppError('rate_limit', 'credit_limit_reached', "The account's monthly credit limit has been reached; all its keys are suspended", {
+          headers: { 'x-should-retry': 'false' },
+        });
+      }
+      return new AppError('permission', 'key_suspended', 'The API key is suspended');
   }
 }

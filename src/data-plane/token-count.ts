@@ -1,6 +1,7 @@
 import { mulCeil } from '../metering/decimal';
 import { assessComplexity } from '../routing/complexity';
-import { countTokens } from '../tokenizer';
+import { AppError } from '../errors';
+import { countTokensYielding } from '../tokenizer';
 import type { CanonicalRequest } from './canonical';
 import { contentTexts } from './canonical-text';
 import type { CallContext } from './call';
@@ -21,15 +22,35 @@ export function requestText(request: CanonicalRequest): string {
   return parts.join('\n');
 }
 
+/** Local counts in flight per key: counting is free for the caller, so it is bounded instead. */
+const MAX_COUNTS_PER_KEY = 2;
+const countsInFlight = new Map<string, number>();
+
 /**
  * Unified input tokens of a request as the platform would bill them: the
  * tokenizer's count times the input unify factor of the deployment the
  * request would be routed to. No upstream call, no charge; scope is checked.
+ * Large texts are counted piece by piece, yielding the event loop between
+ * pieces, and a key has at most MAX_COUNTS_PER_KEY counts running (429 beyond).
  */
-export function countRequestTokens(pipeline: Pipeline, ctx: CallContext, request: CanonicalRequest): number {
+export async function countRequestTokens(pipeline: Pipeline, ctx: CallContext, request: CanonicalRequest): Promise<number> {
   const model = pipeline.resolveModel(ctx, request.model);
   const tier = assessComplexity(request, pipeline.thresholds).tier;
   const deployment = model.routes[tier][0];
-  const raw = countTokens(requestText(request));
-  return deployment ? mulCeil(raw, deployment.unify.input) : raw;
+  const keyId = ctx.key.keyId;
+  const running = countsInFlight.get(keyId) ?? 0;
+  if (running >= MAX_COUNTS_PER_KEY) {
+    throw new AppError('rate_limit', 'too_many_requests', `At most ${MAX_COUNTS_PER_KEY} token counts per API key run at once; retry when one has finished`, {
+      headers: { 'retry-after': '1' },
+    });
+  }
+  countsInFlight.set(keyId, running + 1);
+  try {
+    const raw = await countTokensYielding(requestText(request));
+    return deployment ? mulCeil(raw, deployment.unify.input) : raw;
+  } finally {
+    const left = (countsInFlight.get(keyId) ?? 1) - 1;
+    if (left <= 0) countsInFlight.delete(keyId);
+    else countsInFlight.set(keyId, left);
+  }
 }

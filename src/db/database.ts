@@ -15,6 +15,11 @@ export interface Database {
   orm: MikroORM;
   /** A small pool for the hot path (auth, metering), written in plain SQL. */
   pool: pg.Pool;
+  /**
+   * The control plane's report reads (usage, settlement) on a pool of their
+   * own: a wide report can never take the connections metering needs.
+   */
+  reportPool: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -33,6 +38,9 @@ const HOT_PATH_BOUNDS = {
   query_timeout: 12_000,
   keepAlive: true,
 } as const;
+
+/** Connections for report reads (usage, settlement): a third pool's worth, never the metering pool's. */
+const REPORT_POOL_SIZE = 4;
 
 export interface OpenOptions {
   logger?: Logger;
@@ -76,12 +84,16 @@ export async function connectDatabase(
   if (options.migrate !== false) await migrate(orm);
   const pool = new pg.Pool({ connectionString: url, max: 8, idleTimeoutMillis: 30_000, ...HOT_PATH_BOUNDS });
   pool.on('error', (error) => options.logger?.warn({ err: error.message }, 'idle database connection failed'));
+  const reportPool = new pg.Pool({ connectionString: url, max: REPORT_POOL_SIZE, idleTimeoutMillis: 30_000, ...HOT_PATH_BOUNDS });
+  reportPool.on('error', (error) => options.logger?.warn({ err: error.message }, 'idle report connection failed'));
   return {
     url,
     orm,
     pool,
+    reportPool,
     async close() {
       await pool.end();
+      await reportPool.end();
       await orm.close(true);
       await options.onClose?.();
     },

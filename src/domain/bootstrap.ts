@@ -23,6 +23,8 @@ export async function bootstrap(
   accounts: AccountService,
   sessions: SessionService,
   bootstrapToken: string | undefined,
+  /** Called when GATEWAY_BOOTSTRAP_TOKEN names a session that was signed out or expired (main logs it). */
+  onRetired?: () => void,
 ): Promise<FirstStartCredentials | null> {
   const account = (await accounts.findByName(DEFAULT_ACCOUNT)) ?? (await accounts.create({ name: DEFAULT_ACCOUNT }));
   const expiresAt = new Date(Date.now() + BOOTSTRAP_TTL_MS);
@@ -30,7 +32,8 @@ export async function bootstrap(
     const owner =
       (await sessions.findUser(DEFAULT_OWNER_EMAIL)) ??
       (await sessions.createUser({ accountId: account.id, email: DEFAULT_OWNER_EMAIL, password: randomBytes(18).toString('base64url'), role: 'owner' }));
-    await sessions.ensureSession(owner.id, bootstrapToken, expiresAt);
+    // A bootstrap session that was signed out (or ran out) stays retired: restarting does not bring it back.
+    if ((await sessions.ensureSession(owner.id, bootstrapToken, expiresAt)) === 'retired') onRetired?.();
     return null;
   }
   if ((await sessions.countUsers()) > 0) return null;

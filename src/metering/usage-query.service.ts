@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Actor } from '../domain/actor';
 import type { AccountService, AccountView } from '../domain/accounts/account.service';
 import { isCalendarDate, nextDay, nextMonthStart, zoneDate, zoneMonth } from '../domain/zone-time';
-import { conflict, invalid, notFound } from '../errors';
+import { AppError, conflict, invalid, notFound } from '../errors';
 import { PRICE_TIERS, type Catalog, type PriceTier } from '../routing/catalog.types';
 import type { CreditMonitor } from './credit-monitor';
 import { formatMicros } from './decimal';
@@ -115,6 +115,14 @@ function checkMonth(month: string): void {
 /** created_at range of account-zone days [start, end] inclusive. */
 const RANGE = `created_at >= ($2::date)::timestamp at time zone $3 and created_at < ($4::date)::timestamp at time zone $3`;
 
+/**
+ * Usage and settlement reads one account may run at once. They run on their
+ * own small pool (Database.reportPool), so no account's reports can take the
+ * connections that metering needs; this keeps one account from taking all of
+ * that pool.
+ */
+const MAX_READS_PER_ACCOUNT = 2;
+
 export class UsageQueryService {
   constructor(
     private readonly pool: pg.Pool,
@@ -122,6 +130,26 @@ export class UsageQueryService {
     private readonly catalog: Catalog,
     private readonly credit: CreditMonitor,
   ) {}
+
+  /** Report reads running per account (see MAX_READS_PER_ACCOUNT). */
+  private readonly reading = new Map<string, number>();
+
+  private async gate<T>(accountId: string, read: () => Promise<T>): Promise<T> {
+    const running = this.reading.get(accountId) ?? 0;
+    if (running >= MAX_READS_PER_ACCOUNT) {
+      throw new AppError('rate_limit', 'too_many_requests', `At most ${MAX_READS_PER_ACCOUNT} usage or settlement reads per account run at once; retry when one has finished`, {
+        headers: { 'retry-after': '1' },
+      });
+    }
+    this.reading.set(accountId, running + 1);
+    try {
+      return await read();
+    } finally {
+      const left = (this.reading.get(accountId) ?? 1) - 1;
+      if (left <= 0) this.reading.delete(accountId);
+      else this.reading.set(accountId, left);
+    }
+  }
 
   private tierLines(rows: TierRow[]): { tiers: TierLine[]; tokens: number; micros: number } {
     const sums = Object.fromEntries(PRICE_TIERS.map((t) => [t, { tokens: 0, micros: 0 }])) as Record<PriceTier, { tokens: number; micros: number }>;
@@ -158,7 +186,12 @@ export class UsageQueryService {
     return { start: s, end: e };
   }
 
-  async keyUsage(actor: Actor, apiKeyId: string, start: unknown, end: unknown): Promise<KeyUsage> {
+  /** Per-key usage; at most MAX_READS_PER_ACCOUNT report reads per account at once. */
+  keyUsage(actor: Actor, apiKeyId: string, start: unknown, end: unknown): Promise<KeyUsage> {
+    return this.gate(actor.accountId, () => this.readKeyUsage(actor, apiKeyId, start, end));
+  }
+
+  private async readKeyUsage(actor: Actor, apiKeyId: string, start: unknown, end: unknown): Promise<KeyUsage> {
     const account = await this.accounts.get(actor.accountId);
     const range = this.dateRange(start, end, account);
     const owner = await this.pool.query('select 1 from api_keys where id = $1 and account_id = $2', [apiKeyId, account.id]);
@@ -204,7 +237,17 @@ export class UsageQueryService {
     };
   }
 
-  async listUsage(
+  /** The usage detail; at most MAX_READS_PER_ACCOUNT report reads per account at once. */
+  listUsage(
+    actor: Actor,
+    query: { start?: unknown; end?: unknown; apiKeyId?: string; model?: string },
+    page: number,
+    pageSize: number,
+  ): Promise<UsageList> {
+    return this.gate(actor.accountId, () => this.readUsage(actor, query, page, pageSize));
+  }
+
+  private async readUsage(
     actor: Actor,
     query: { start?: unknown; end?: unknown; apiKeyId?: string; model?: string },
     page: number,
@@ -262,7 +305,12 @@ export class UsageQueryService {
     return { items: rows.map(usageItem), next: rows.length < batch || !last ? null : { at: last.cursor_at, id: last.id } };
   }
 
-  async settlement(actor: Actor, month: string): Promise<Settlement> {
+  /** The month's settlement; at most MAX_READS_PER_ACCOUNT report reads per account at once. */
+  settlement(actor: Actor, month: string): Promise<Settlement> {
+    return this.gate(actor.accountId, () => this.readSettlement(actor, month));
+  }
+
+  private async readSettlement(actor: Actor, month: string): Promise<Settlement> {
     checkMonth(month);
     const account = await this.accounts.get(actor.accountId);
     const closed = await this.pool.query<{ statement: Settlement; closed_at: Date }>(

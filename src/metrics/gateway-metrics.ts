@@ -49,6 +49,7 @@ export class GatewayMetrics {
   private readonly guardrailHits: Counter<'rule'>;
   private readonly creditSuspensions: Counter;
   private readonly usageRecords: Counter<'status'>;
+  private readonly keyLookups: Counter<'outcome'>;
 
   constructor(
     readonly registry: Registry,
@@ -123,6 +124,12 @@ export class GatewayMetrics {
         this.set(commits().records);
       },
     });
+    this.keyLookups = new Counter({
+      name: 'gateway_key_lookups_total',
+      help: 'Presented API keys by how they were resolved: cached, found or not_found by a database lookup, not_found_cached (negative cache), refused_busy (too many lookups waiting)',
+      labelNames: ['outcome'],
+      registers,
+    });
     const depth = this.options.usageQueueDepth;
     new Gauge({
       name: 'gateway_usage_queue_depth',
@@ -169,6 +176,11 @@ export class GatewayMetrics {
       error: this.upstreamSeconds.labels(provider, model, 'error'),
       cancelled: this.upstreamSeconds.labels(provider, model, 'cancelled'),
     }));
+  }
+
+  /** How one presented API key was resolved (KeyAuthenticator.onLookup). */
+  keyLookup(outcome: string): void {
+    this.child(`key\u0000${outcome}`, () => this.keyLookups.labels(outcome)).inc();
   }
 
   /** One usage record handed to the recorder. */

@@ -3,7 +3,7 @@
 // bare status line.
 import net from 'node:net';
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../support/app';
+import { createAccount, createKey, startTestApp, type TestApp } from '../support/app';
 
 /** Writes `chunks` on a raw socket and returns everything the server sent until it closed (or `waitMs`). */
 function raw(port: number, chunks: string[], waitMs = 8_000): Promise<{ text: string; ms: number }> {
@@ -36,16 +36,19 @@ describe('security: the HTTP edge', function () {
   this.timeout(30_000);
   let t: TestApp;
   let port: number;
+  let apiKey: string;
   before(async () => {
     t = await startTestApp({ env: { GATEWAY_HEADERS_TIMEOUT_MS: '1000', GATEWAY_REQUEST_TIMEOUT_MS: '1500' } });
     port = Number(new URL(t.baseUrl).port);
+    const owner = await createAccount(t);
+    apiKey = (await createKey(t, owner.token)).api_key;
   });
   after(async () => {
     await t?.close();
   });
 
   it('closes a request whose body stops arriving with 408 in our envelope, within the request timeout', async () => {
-    const head = 'POST /v1/messages HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"model":';
+    const head = `POST /v1/messages HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\nx-api-key: ${apiKey}\r\ncontent-length: 1000\r\n\r\n{"model":`;
     const { text, ms } = await raw(port, [head]);
     expect(statusOf(text), text).to.equal(408);
     expect(bodyOf(text).error?.code).to.equal('request_timeout');
@@ -67,6 +70,22 @@ describe('security: the HTTP edge', function () {
     expect(statusOf(fat.text), fat.text.slice(0, 200)).to.equal(431);
     expect(bodyOf(fat.text)).to.deep.include({ type: 'error' });
     expect(bodyOf(fat.text).error?.code).to.equal('headers_too_large');
+  });
+
+  it('answers a bad key 401 before reading the body, chunked or declared (nothing is buffered for it)', async () => {
+    const key = 'tsxt-not-a-real-key-0000000000000000000000';
+    const chunked = await raw(
+      port,
+      [`POST /v1/messages HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\nx-api-key: ${key}\r\ntransfer-encoding: chunked\r\n\r\n10\r\n{"model":"abc", \r\n`],
+      1_000,
+    );
+    expect(statusOf(chunked.text), chunked.text.slice(0, 200)).to.equal(401);
+    const declared = await raw(
+      port,
+      [`POST /v1/messages HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\nx-api-key: ${key}\r\ncontent-length: 19000000\r\n\r\n{"model":`],
+      1_000,
+    );
+    expect(statusOf(declared.text), declared.text.slice(0, 200)).to.equal(401);
   });
 
   it('still serves an ordinary request on the same server', async () => {

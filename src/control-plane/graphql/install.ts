@@ -8,6 +8,7 @@ import type { Actor } from '../../domain/actor';
 import { AppError, toAppError } from '../../errors';
 import { fromFastify } from '../rest/rest-errors';
 import type { GraphqlContext } from './context';
+import { costLimitRule } from './cost-limit.rule';
 import { depthLimitRule } from './depth-limit.rule';
 import { findAppError, formatGraphqlError, isClientError } from './graphql-errors';
 import { buildGraphqlSchema } from './schema';
@@ -21,7 +22,7 @@ export async function installGraphql(server: FastifyInstance, services: Services
     // main.ts owns SIGTERM/SIGINT and drains first; Apollo's own handler would
     // stop it early and re-raise the signal, killing the process mid-drain.
     stopOnTerminationSignals: false,
-    validationRules: [depthLimitRule()],
+    validationRules: [depthLimitRule(), costLimitRule()],
     formatError: formatGraphqlError,
     logger: server.log.child({ component: 'graphql' }),
     plugins: [

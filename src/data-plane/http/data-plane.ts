@@ -78,11 +78,18 @@ export function callContext(request: CallRequest, reply: CallReply, form: Protoc
       }),
     ),
   );
+  const key = authenticatedKey(request);
+  let unwatch: (() => void) | undefined;
   reply.raw.once('close', () => {
     unsubscribe?.();
+    unwatch?.();
     if (!reply.raw.writableFinished) controller.abort();
   });
-  return { requestId: request.id, key: authenticatedKey(request), form, signal: controller.signal, startedAt: Date.now() };
+  // A stream ends when its key is suspended or cancelled or its account goes over the credit limit (metered as produced).
+  const followKey = (): void => {
+    unwatch ??= key.watch?.((refusal) => controller.abort(refusal));
+  };
+  return { requestId: request.id, key, form, signal: controller.signal, startedAt: Date.now(), followKey };
 }
 
 export async function installDataPlane(server: FastifyInstance, deps: DataPlaneDeps): Promise<void> {
@@ -91,9 +98,13 @@ export async function installDataPlane(server: FastifyInstance, deps: DataPlaneD
     // The data plane speaks JSON only: a text/plain body is a 415, not a string handed to the decoders.
     scope.removeContentTypeParser('text/plain');
     scope.decorateRequest('drain', { getter: () => deps.drain });
-    // Authenticate before validating: an anonymous caller learns nothing about the schema.
-    scope.addHook('preHandler', async (request) => {
-      request.apiKey = await deps.keyAuth.authenticate(request.headers);
+    // Authenticate before the body is read (chunked bodies come this way): a caller without a
+    // valid key gets its 401 without the gateway buffering what it sends, and learns nothing about the schema.
+    scope.addHook('onRequest', async (request, reply) => {
+      request.apiKey = await deps.keyAuth.authenticate(request.headers).catch((error: unknown) => {
+        void reply.header('connection', 'close');
+        throw error;
+      });
     });
     scope.setErrorHandler((error, request, reply) => {
       const appError = fromFastify(error) ?? toAppError(error);

@@ -192,12 +192,13 @@ export class DataPlaneFastPath {
     res.on('finish', finished);
     res.on('error', finished);
     try {
+      // Authenticate before reading the body: a caller without a valid key gets its 401 without the
+      // gateway buffering (or budgeting for) what it sends, and learns nothing about the schema.
+      request.apiKey = await deps.keyAuth.authenticate(req.headers);
       deps.budget.hold(length, res);
       const text = await readBody(req);
       if (text === null) return;
       request.body = parseJsonBody(text);
-      // Authenticate before validating: an anonymous caller learns nothing about the schema.
-      request.apiKey = await deps.keyAuth.authenticate(req.headers);
       const params: Record<string, string> = {};
       const queryAt = url.indexOf('?');
       const query: Record<string, unknown> = queryAt < 0 ? {} : { ...querystring.parse(url.slice(queryAt + 1)) };
@@ -208,6 +209,8 @@ export class DataPlaneFastPath {
       const appError = fromFastify(error) ?? toAppError(error);
       if (appError.status >= 500) deps.logger.error({ err: appError.cause ?? appError, request_id: request.id }, 'data-plane request failed');
       if (reply.sent || res.headersSent) return;
+      // A body left unread is not read: the connection closes after the answer.
+      if (!req.complete) res.setHeader('connection', 'close');
       sendError(reply, errorFormFor(url, req.headers), appError, request.id);
     }
   }

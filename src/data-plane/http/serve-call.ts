@@ -80,6 +80,7 @@ async function servePlain(call: Call, codec: FormCodec, reply: CallReply): Promi
 
 async function serveStream(call: Call, codec: FormCodec, reply: CallReply, requestId: string, { stallMs }: ServeOptions): Promise<void> {
   reply.hijack();
+  call.followKey();
   const res = reply.raw;
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',

@@ -74,7 +74,7 @@ export function messagesHandlers(pipeline: Pipeline, serve: ServeOptions): Recor
       const count = body as CountTokensRequest;
       const decode = (guarded: RawObject) => decodeMessagesBody(guarded as CountTokensRequest, 1, false, headers);
       const exact = await pipeline.countUpstream(ctx, { model: count.model, stream: false, body: count, guard: guardMessagesBody, decode });
-      return { input_tokens: exact ?? countRequestTokens(pipeline, ctx, decode(count)) };
+      return { input_tokens: exact ?? (await countRequestTokens(pipeline, ctx, decode(count))) };
     },
   };
 }

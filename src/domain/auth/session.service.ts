@@ -110,26 +110,28 @@ export class SessionService {
   }
 
   /** Ensures a session exists for a known token (GATEWAY_BOOTSTRAP_TOKEN, or the first-start token). */
-  async ensureSession(userId: string, token: string, expiresAt: Date): Promise<void> {
+  /**
+   * Makes `token` a session of the user unless it already is one. A session
+   * that exists is left as it is: one that was logged out or has expired is
+   * not revived, and a live one is not extended, so signing out with a
+   * bootstrap token retires it for good. Returns what was found.
+   */
+  async ensureSession(userId: string, token: string, expiresAt: Date): Promise<'created' | 'live' | 'retired'> {
     const em = this.orm.em.fork();
     const tokenHash = hashToken(token);
     const existing = await em.findOne(ConsoleSessionSchema, { tokenHash });
-    if (existing) {
-      existing.user = em.getReference(ConsoleUserSchema, userId);
-      existing.expiresAt = expiresAt;
-      existing.revokedAt = null;
-    } else {
-      em.create(ConsoleSessionSchema, {
-        id: newId('ses'),
-        user: userId,
-        tokenHash,
-        expiresAt,
-        revokedAt: null,
-        createdAt: new Date(),
-        ip: null,
-      });
-    }
+    if (existing) return existing.revokedAt !== null || existing.expiresAt.getTime() <= Date.now() ? 'retired' : 'live';
+    em.create(ConsoleSessionSchema, {
+      id: newId('ses'),
+      user: userId,
+      tokenHash,
+      expiresAt,
+      revokedAt: null,
+      createdAt: new Date(),
+      ip: null,
+    });
     await em.flush();
+    return 'created';
   }
 
   newToken(): string {

@@ -2,7 +2,7 @@
 // DATABASE_URL, JSON on stdout, and its changes visible to a running gateway.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { runAdmin, type AdminRun } from '../../support/admin-cli';
+import { runAdmin, runAdminWithInput, type AdminRun } from '../../support/admin-cli';
 import { addUser, api, createAccount, startTestApp, type TestApp } from '../../support/app';
 import { testDatabase } from '../../support/db';
 
@@ -71,6 +71,22 @@ describe('operator CLI (src/cli/admin.ts)', function () {
       expect((await api(t, 'GET', '/api/v1/keys', login.body.token)).status).to.equal(200);
       const create = await api(t, 'POST', '/api/v1/keys', login.body.token, { name: 'nope', dimension: '部门', model_scope: ['tsxt-general'] });
       expect(create.status).to.equal(403);
+    });
+
+    it('user create --password-stdin takes the password from standard input, keeping it out of the process list', async () => {
+      const email = `cli-stdin-${unique()}@example.com`;
+      const password = `cli-stdin-pass-${unique()}`;
+      const run = await runAdminWithInput(databaseUrl, `${password}\n`, 'user', 'create', '--account', accountId, '--email', email, '--password-stdin', '--role', 'admin');
+      expect(json(run)).to.include({ email, role: 'admin' });
+      expect(run.stdout + run.stderr).not.to.contain(password);
+      expect((await api(t, 'POST', '/api/v1/sessions', undefined, { email, password })).status).to.equal(201);
+
+      const both = await runAdminWithInput(databaseUrl, `${password}\n`, 'user', 'create', '--account', accountId, '--email', `x-${email}`, '--password-stdin', '--password', 'p', '--role', 'admin');
+      expect(both.code).to.not.equal(0);
+      expect(both.stderr).to.contain('not both');
+      const empty = await runAdminWithInput(databaseUrl, '', 'user', 'create', '--account', accountId, '--email', `y-${email}`, '--password-stdin', '--role', 'admin');
+      expect(empty.code).to.not.equal(0);
+      expect(empty.stderr).to.contain('--password-stdin');
     });
 
     it('credit-limit set 5.5, then none: the running gateway shows each at once', async () => {

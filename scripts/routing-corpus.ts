@@ -30,6 +30,8 @@ export interface CorpusItem {
   system?: string;
   /** Prior exchanges of ordinary filler chat before the prompt. */
   turns?: number;
+  /** Earlier exchanges written out, [user, assistant] each, after any filler and before the prompt: the work a follow-up carries on. */
+  history?: Array<[user: string, assistant: string]>;
   max_tokens?: number;
   thinking?: 'enabled' | 'adaptive' | 'disabled';
   /** An agent turn: Claude Code's system prompt and tools, `rounds` earlier tool rounds, and optionally the latest tool result. */
@@ -117,11 +119,19 @@ export function toRequest(item: CorpusItem): CanonicalRequest {
   }
   let system = item.system;
   let tools: CanonicalTool[] | undefined;
+  // The user words in order: the written-out history, then the prompt. An agent's first user turn also carries its memory reminder.
+  const asks = [...(item.history ?? []).map(([user, assistant]) => [expand(user), assistant] as const), [expand(item.prompt), undefined] as const];
   if (item.agent) {
     const kit = agentScaffold();
     system = kit.system;
     tools = kit.tools;
-    messages.push({ role: 'user', content: [text(MEMORY_REMINDER), text(expand(item.prompt))] });
+  }
+  asks.forEach(([user, assistant], index) => {
+    const reminder = item.agent && index === 0 ? [text(MEMORY_REMINDER)] : [];
+    messages.push({ role: 'user', content: [...reminder, text(user)] });
+    if (assistant !== undefined) messages.push({ role: 'assistant', content: [text(assistant)] });
+  });
+  if (item.agent) {
     const rounds = item.agent.rounds ?? 0;
     for (let i = 0; i < rounds; i += 1) {
       const id = `toolu_${item.id}_${i}`;
@@ -137,8 +147,6 @@ export function toRequest(item: CorpusItem): CanonicalRequest {
         { role: 'user', content: [{ type: 'tool_result', toolUseId: id, content: [text(expand(item.agent.result))] }] },
       );
     }
-  } else {
-    messages.push({ role: 'user', content: [text(expand(item.prompt))] });
   }
   return {
     model: 'eval',

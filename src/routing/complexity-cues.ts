@@ -1,12 +1,14 @@
 // What an ask's text says about the work it asks for: the cue words of
-// complexity-lexicon.ts, found in one pass, and the shape of the text
-// (mathematical notation, code, lists, figures, questions). Kept apart from
+// complexity-lexicon.ts and mathematical notation, found in one pass, with
+// figures and questions counted on the way, and the shape of the text
+// (complexity-shape.ts: code, lists). Kept apart from
 // the features (complexity-features.ts) so the lists can grow without
 // touching the arithmetic.
 //
 // Each group counts *distinct* cue words: an ask that says "compare" forty
 // times weighs no more than one that says it once.
 import { CUE_GROUPS, LEXICON } from './complexity-lexicon';
+import { shapeOf } from './complexity-shape';
 
 export interface CueScan {
   /** Distinct cue words found per group, in CUE_GROUPS order (math includes notation). */
@@ -30,9 +32,13 @@ interface Entry {
 }
 
 const ENTRIES: Entry[] = [];
-/** Chinese entries by their first character, and a bitmap of those characters for a cheap test. */
-const BY_HAN = new Map<number, Entry[]>();
-const HAN_FIRST = new Uint8Array(65536);
+/**
+ * Chinese entries by their first character: HAN_FIRST[char] and NEXT_HAN[entry]
+ * hold an entry id + 1 (0: no more), and SECOND[entry] its second character,
+ * so most candidates are dismissed by one comparison before any string match.
+ */
+const HAN_FIRST = new Uint32Array(65536);
+const hanNext = new Map<number, number>();
 
 /**
  * English entries as a trie over the characters they use, walked from each
@@ -78,8 +84,8 @@ CUE_GROUPS.forEach((name, group) => {
     const first = text.charCodeAt(0);
     const entry = { text, group, stem: true, id: ENTRIES.length };
     ENTRIES.push(entry);
-    BY_HAN.set(first, [...(BY_HAN.get(first) ?? []), entry]);
-    HAN_FIRST[first] = 1;
+    hanNext.set(entry.id, HAN_FIRST[first] ?? 0);
+    HAN_FIRST[first] = entry.id + 1;
   }
 });
 
@@ -87,7 +93,25 @@ CUE_GROUPS.forEach((name, group) => {
 const SYMBOLS = symbols;
 const TRIE = new Uint32Array(next.length * SYMBOLS);
 next.forEach((children, node) => children.forEach((child, symbol) => (TRIE[node * SYMBOLS + symbol] = child)));
-const ENDS: ReadonlyArray<readonly Entry[] | undefined> = ends;
+/**
+ * The entries that end at a node, as typed lists the hot loop reads without
+ * touching objects: FIRST_END[node] and NEXT_END[entry] hold an entry id + 1
+ * (0: no more), with the entry's group and whether it is a stem beside it.
+ */
+const FIRST_END = new Uint32Array(next.length);
+const NEXT_END = new Uint32Array(ENTRIES.length);
+const GROUP_OF = Uint8Array.from(ENTRIES, (entry) => entry.group);
+const NEXT_HAN = Uint32Array.from(ENTRIES, (entry) => hanNext.get(entry.id) ?? 0);
+const SECOND = Uint16Array.from(ENTRIES, (entry) => entry.text.charCodeAt(1) || 0);
+const LENGTH = Uint8Array.from(ENTRIES, (entry) => entry.text.length);
+const TEXT = ENTRIES.map((entry) => entry.text);
+const STEM = Uint8Array.from(ENTRIES, (entry) => (entry.stem ? 1 : 0));
+ends.forEach((entries, node) => {
+  for (const entry of [...(entries ?? [])].reverse()) {
+    NEXT_END[entry.id] = FIRST_END[node] ?? 0;
+    FIRST_END[node] = entry.id + 1;
+  }
+});
 
 const MATH = CUE_GROUPS.indexOf('math');
 const CODE = CUE_GROUPS.indexOf('code');
@@ -123,7 +147,8 @@ export function scanCues(text: string): CueScan {
   scanNumber = (scanNumber + 1) >>> 0 || 1;
   SCAN.groups.fill(0);
   // Lower case, curly apostrophes as straight ones: the lexicon is written so.
-  const lower = text.toLowerCase().replaceAll('’', "'");
+  const lowered = text.toLowerCase();
+  const lower = lowered.includes('’') ? lowered.replaceAll('’', "'") : lowered;
   const n = lower.length;
   let previous = 32;
   let numbers = 0;
@@ -140,8 +165,9 @@ export function scanCues(text: string): CueScan {
             node = c < 128 ? (TRIE[node * SYMBOLS + (ALPHABET[c] ?? 0)] ?? 0) : 0;
             if (node === 0) break;
             j += 1;
-            const found = ENDS[node];
-            if (found !== undefined) for (const entry of found) if (entry.stem || !isWordChar(lower.charCodeAt(j))) see(entry.id, entry.group);
+            for (let end = FIRST_END[node] ?? 0; end !== 0; end = NEXT_END[end - 1] ?? 0) {
+              if (STEM[end - 1] === 1 || !isWordChar(lower.charCodeAt(j))) see(end - 1, GROUP_OF[end - 1] ?? 0);
+            }
           }
         }
       } else if (code === 63) {
@@ -158,8 +184,13 @@ export function scanCues(text: string): CueScan {
       }
     } else if (code === 0xff1f) {
       questions += 1;
-    } else if (HAN_FIRST[code] === 1) {
-      for (const entry of BY_HAN.get(code) ?? []) if (lower.startsWith(entry.text, i)) see(entry.id, entry.group);
+    } else if (HAN_FIRST[code] !== 0) {
+      const second = lower.charCodeAt(i + 1);
+      for (let entry = HAN_FIRST[code] ?? 0; entry !== 0; entry = NEXT_HAN[entry - 1] ?? 0) {
+        const id = entry - 1;
+        const length = LENGTH[id] ?? 0;
+        if (length === 1 || (SECOND[id] === second && (length === 2 || lower.startsWith(TEXT[id] ?? '', i)))) see(id, GROUP_OF[id] ?? 0);
+      }
     } else if (MATH_SYMBOLS.has(code)) {
       see(NOTATION.symbols, MATH);
     }
@@ -167,109 +198,8 @@ export function scanCues(text: string): CueScan {
   }
   SCAN.numbers = numbers;
   SCAN.questions = questions;
-  SCAN.code = codeShape(text);
-  SCAN.list = listShape(text);
+  const shape = shapeOf(text);
+  SCAN.code = shape.code;
+  SCAN.list = shape.list;
   return SCAN;
-}
-
-/** Lines that end like statements or blocks (`;` `{` `}` `)`), in the first `limit` characters. */
-export function codeLines(text: string, limit: number): number {
-  const end = Math.min(text.length, limit);
-  let lines = 0;
-  let last = 0;
-  for (let i = 0; i <= end; i += 1) {
-    const code = i === end ? 10 : text.charCodeAt(i);
-    if (code === 10) {
-      if (last === 59 || last === 123 || last === 125 || last === 41) lines += 1;
-      last = 0;
-    } else if (code > 32) {
-      last = code;
-    }
-  }
-  return lines;
-}
-
-/** Pasted code in the ask: a fenced block counts two, many code-shaped lines more. */
-function codeShape(text: string): number {
-  const fenced = text.indexOf('```') >= 0 && text.indexOf('```', text.indexOf('```') + 3) >= 0;
-  const lines = codeLines(text, text.length);
-  return (fenced ? 2 : 0) + (lines >= 3 ? 1 : 0) + (lines >= 15 ? 1 : 0);
-}
-
-/** Whether a line starts like a list item: `1.` `2)` `-` `*` `•` `一、`. */
-function listItemAt(text: string, start: number): boolean {
-  let i = start;
-  while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i += 1;
-  const code = text.charCodeAt(i);
-  if (code === 45 || code === 42 || code === 0x2022) return text.charCodeAt(i + 1) === 32;
-  if (code >= 48 && code <= 57) {
-    let j = i + 1;
-    if (text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j += 1;
-    const mark = text.charCodeAt(j);
-    return mark === 46 || mark === 41 || mark === 0x3001 || mark === 0xff09;
-  }
-  return CHINESE_NUMERALS.has(code) && text.charCodeAt(i + 1) === 0x3001;
-}
-const CHINESE_NUMERALS = new Set([...'一二三四五六七八九十'].map((char) => char.charCodeAt(0)));
-
-/** Numbered requirements or long enumerations are a brief with many parts. */
-function listShape(text: string): number {
-  let items = 0;
-  for (let start = 0; start < text.length; ) {
-    if (listItemAt(text, start)) items += 1;
-    const end = text.indexOf('\n', start);
-    if (end < 0) break;
-    start = end + 1;
-  }
-  const enumerations = countEnumerations(text, EN_LIST) + countEnumerations(text, ZH_LIST);
-  return (items >= 3 ? 1 : 0) + (items >= 5 ? 1 : 0) + Math.min(2, enumerations);
-}
-
-interface ListSyntax {
-  separator: number;
-  /** Characters that end a sentence or clause, and so a list: a lookup table by char code. */
-  stops: Uint8Array;
-  maxItemChars: number;
-}
-function stopTable(chars: string): Uint8Array {
-  const table = new Uint8Array(65536);
-  for (const char of chars) table[char.charCodeAt(0)] = 1;
-  return table;
-}
-const EN_LIST: ListSyntax = { separator: ','.charCodeAt(0), stops: stopTable('.;:?!\n'), maxItemChars: 40 };
-const ZH_LIST: ListSyntax = { separator: '、'.charCodeAt(0), stops: stopTable('，。；：？！\n'), maxItemChars: 20 };
-/** "reliability, ordering, throughput and latency": three separators after short items. */
-const ENUMERATION_SEPARATORS = 3;
-
-/**
- * Counts runs of short items joined by a separator: a brief that names many
- * facets to cover. A single linear pass (the equivalent regular expression
- * backtracks), and none at all when the separator does not occur three times.
- */
-function countEnumerations(text: string, syntax: ListSyntax): number {
-  const separator = String.fromCharCode(syntax.separator);
-  let at = text.indexOf(separator);
-  for (let seen = 0; seen < ENUMERATION_SEPARATORS - 1 && at >= 0; seen += 1) at = text.indexOf(separator, at + 1);
-  if (at < 0) return 0;
-  let found = 0;
-  let run = 0;
-  let itemChars = 0;
-  for (let i = 0; i <= text.length; i += 1) {
-    const code = i === text.length ? 10 : text.charCodeAt(i);
-    if (code === syntax.separator) {
-      if (itemChars > 0 && itemChars <= syntax.maxItemChars) {
-        run += 1;
-        itemChars = 0;
-        continue;
-      }
-    }
-    if (code === syntax.separator || syntax.stops[code] === 1) {
-      if (run >= ENUMERATION_SEPARATORS) found += 1;
-      run = 0;
-      itemChars = 0;
-    } else {
-      itemChars += 1;
-    }
-  }
-  return found;
 }

@@ -33,6 +33,7 @@ export const CUE_GROUPS = [
   'arithmetic',
   'constraints',
   'show_work',
+  'proceed',
 ] as const;
 export type CueGroupName = (typeof CUE_GROUPS)[number];
 
@@ -116,5 +117,10 @@ export const LEXICON: Record<CueGroupName, { en: string; zh: string }> = {
   show_work: {
     en: "show the working|show your working|show the work|show your work|show all work|show the steps|show the derivation|show the calculation|show how|step by step|step-by-step|each step|every step|work it out|walk through the|full reasoning|explain your reasoning|with reasoning|your reasoning|complete solution|full solution|detailed solution|complete argument|full argument|argue why|argue that|explain why it|why it's correct|why it is correct|why it works",
     zh: '过程|步骤|每一步|一步一步|一步步|推理过程|解题过程|完整推理|详细推导|写出来|写清楚|说明理由|给出理由|说明为什么|为什么是|为什么它|讲清楚|论证过程|演算',
+  },
+  /** A follow-up that approves or continues the work already under way. */
+  proceed: {
+    en: "go ahead|go on|continue|keep going|carry on|proceed|do it|do that|yes please|please do|go for it|the rest|rest of|resume|finish it|finish the|write it up|start|let's do it|the same for|same for|same in|same thing|next one|the others|the other|too|as well",
+    zh: '继续|开始吧|开始|接着|往下|剩下的|其余的|动手|执行吧|照这个|按这个|就这么办|也加|也改|也都|再用|再写|展开|写完整|同样|一样的',
   },
 };

@@ -40,6 +40,7 @@ export type ReasonTag =
   | 'arithmetic'
   | 'constraints'
   | 'show_work'
+  | 'follow_up'
   | 'list'
   | 'figures'
   | 'short'
@@ -62,9 +63,11 @@ export interface Assessment {
 /** The cut points the model was tuned with; the catalog's `assessment` overrides them. */
 export const DEFAULT_ASSESSMENT_THRESHOLDS: Readonly<AssessmentThresholds> = ROUTING_MODEL.thresholds;
 
-/** At most this many reasons are named, and only those that weighed at least MIN_REASON_WEIGHT (in logits). */
+/** At most this many reasons are named (`follow_up` among them), and only those that weighed at least MIN_REASON_WEIGHT (in logits); `trivial` and `explicit_thinking` come on top. */
 const MAX_REASONS = 4;
 const MIN_REASON_WEIGHT = 0.05;
+/** How many follow-ups back ("go on" after "continue" after the ask) the assessment looks. */
+const MAX_FOLLOW_UPS = 3;
 
 const TAG: Record<FeatureName | 'wording', ReasonTag> = {
   ask_length: 'length',
@@ -90,6 +93,7 @@ const TAG: Record<FeatureName | 'wording', ReasonTag> = {
   arithmetic: 'arithmetic',
   constraints: 'constraints',
   show_work: 'show_work',
+  proceed: 'follow_up',
   code_shape: 'code',
   code_in_paste: 'code',
   list: 'list',
@@ -109,7 +113,15 @@ const TAG: Record<FeatureName | 'wording', ReasonTag> = {
 };
 
 export function assessComplexity(request: CanonicalRequest, thresholds: AssessmentThresholds, model: RoutingModel = ROUTING_MODEL): Assessment {
-  const features = extractFeatures(request);
+  // A follow-up that approves or continues ("yes, go ahead", "继续") is the
+  // work it carries on: the conversation up to the ask it follows is assessed
+  // instead, as it was when that ask was made.
+  let features = extractFeatures(request);
+  let followUps = 0;
+  while (features.carriesOnUpTo > 0 && followUps < MAX_FOLLOW_UPS) {
+    followUps += 1;
+    features = extractFeatures({ ...request, messages: request.messages.slice(0, features.carriesOnUpTo) });
+  }
   const p = model.probabilities(features);
   const [light = 0, standard = 0, heavy = 0, thinking = 0] = p;
   const score = Math.round(medianPosition(light, standard, heavy + thinking) * 100) / 100;
@@ -124,11 +136,12 @@ export function assessComplexity(request: CanonicalRequest, thresholds: Assessme
 
   const reasons: string[] = [];
   for (const [name, weight] of model.contributions(features, MODEL_TIERS.indexOf(tier))) {
-    if (reasons.length >= MAX_REASONS || weight < MIN_REASON_WEIGHT) break;
+    if (reasons.length >= MAX_REASONS - (followUps > 0 ? 1 : 0) || weight < MIN_REASON_WEIGHT) break;
     const tag = TAG[name];
     if (!reasons.includes(tag)) reasons.push(tag);
   }
   if (tier === 'light' && features.trivial) reasons.push('trivial');
+  if (followUps > 0) reasons.unshift('follow_up');
   if (setting === 'enabled') return { tier: 'thinking', score, reasons: ['explicit_thinking', ...reasons] };
   return { tier, score, reasons };
 }

@@ -34,8 +34,8 @@ export class RoutingModel {
   private readonly bias: Float64Array;
   /** dense[feature * K + tier] */
   private readonly dense: Float64Array;
-  /** grams[bucket * K + tier]: the four weights of a bucket side by side. */
-  private readonly grams: Float64Array;
+  /** grams[bucket * K + tier]: the four weights of a bucket side by side, in single precision (half the cache lines; the weights are rounded to 4 decimals anyway). */
+  private readonly grams: Float32Array;
 
   constructor(file: RoutingModelFile) {
     if (file.version !== 1) throw new Error(`routing model: version ${String(file.version)} is not 1`);
@@ -44,7 +44,7 @@ export class RoutingModel {
     if (file.tiers.join(',') !== MODEL_TIERS.join(',')) throw new Error(`routing model: tiers ${file.tiers.join(',')}, expected ${MODEL_TIERS.join(',')}`);
     this.bias = Float64Array.from(file.bias);
     this.dense = new Float64Array(D * K);
-    this.grams = new Float64Array(GRAM_BUCKETS * K);
+    this.grams = new Float32Array(GRAM_BUCKETS * K);
     for (let k = 0; k < K; k += 1) {
       for (let i = 0; i < D; i += 1) this.dense[i * K + k] = file.dense[k]?.[i] ?? 0;
       for (let b = 0; b < GRAM_BUCKETS; b += 1) this.grams[b * K + k] = file.grams[k]?.[b] ?? 0;

@@ -5,7 +5,7 @@ import { FEATURE_NAMES } from '../../../src/routing/complexity-features';
 import { DEFAULT_ASSESSMENT_THRESHOLDS, assessComplexity } from '../../../src/routing/complexity';
 
 /** The tags the README documents for `x-route`. */
-const REASON_TAGS = ['explicit_thinking', 'trivial', 'length', 'long', 'paste', 'history', 'many_turns', 'lookup', 'chat', 'produce', 'explain', 'code', 'edit', 'analysis', 'design', 'breadth', 'reasoning', 'optimisation', 'math', 'arithmetic', 'constraints', 'show_work', 'list', 'figures', 'short', 'questions', 'large_output', 'tools', 'tool_loop', 'system', 'images', 'wording'];
+const REASON_TAGS = ['explicit_thinking', 'trivial', 'length', 'long', 'paste', 'history', 'many_turns', 'lookup', 'chat', 'produce', 'explain', 'code', 'edit', 'analysis', 'design', 'breadth', 'reasoning', 'optimisation', 'math', 'arithmetic', 'constraints', 'show_work', 'follow_up', 'list', 'figures', 'short', 'questions', 'large_output', 'tools', 'tool_loop', 'system', 'images', 'wording'];
 import { routingModelProblem } from '../../../src/routing/routing-model';
 import weights from '../../../src/routing/routing-model.json' with { type: 'json' };
 import { benchAssessment, evaluate } from '../../../scripts/eval-routing';
@@ -145,6 +145,31 @@ describe('complexity assessment', () => {
       const reminder = `<system-reminder>\n${'Design the architecture, compare the trade-offs and prove the invariants. '.repeat(30)}\n</system-reminder>`;
       const messages: CanonicalMessage[] = [{ role: 'user', content: [{ type: 'text', text: reminder }, { type: 'text', text: 'thanks!' }] }];
       expect(assess({ ...ask(''), messages }).tier).to.equal('light');
+    });
+  });
+
+  describe('a follow-up that approves or continues takes the tier of the work it carries on', () => {
+    const REFACTOR = 'Refactor the billing module into a repository layer: move all SQL out of InvoiceService, ReminderJob and the export code, add interfaces, and update the tests.';
+    const PLAN = 'Plan: 1. an InvoiceRepository interface and a pg implementation; 2. move the queries; 3. the export; 4. in-memory repository for the tests. Shall I start?';
+    const session = (prompt: string, history: Array<[string, string]>, agent?: CorpusItem['agent']): CanonicalRequest =>
+      toRequest({ id: 'follow-up-test', lang: 'en', tier: 'light', domain: 'coding', kind: 'agent', reason: '', prompt, history, ...(agent ? { agent } : {}), split: 'test' });
+
+    it('"yes, go ahead" after a multi-file refactor plan in a Claude Code session is heavy, and says follow_up', () => {
+      const result = assess(session('yes, go ahead', [[REFACTOR, PLAN]], {}));
+      expect(result.tier).to.equal('heavy');
+      expect(result.reasons[0]).to.equal('follow_up');
+    });
+
+    it('"继续" after a proof that was cut off is thinking', () => {
+      expect(assess(session('继续', [['证明：√2是无理数，并推广到任意非完全平方数的平方根。', '假设√2是有理数，可写成既约分数 p/q，两边平方得 p² = 2q²，']])).tier).to.equal('thinking');
+    });
+
+    it('a closing thanks or a status question in the same session is judged on its own words: light', () => {
+      for (const prompt of ["thanks, that's all for today", 'how many files are left?']) {
+        const result = assess(session(prompt, [[REFACTOR, PLAN]], { rounds: 2 }));
+        expect(result.tier, prompt).to.equal('light');
+        expect(result.reasons, prompt).not.to.include('follow_up');
+      }
     });
   });
 

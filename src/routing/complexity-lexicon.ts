@@ -120,7 +120,7 @@ export const LEXICON: Record<CueGroupName, { en: string; zh: string }> = {
   },
   /** A follow-up that approves or continues the work already under way. */
   proceed: {
-    en: "go ahead|go on|continue|keep going|carry on|proceed|do it|do that|yes please|please do|go for it|the rest|rest of|resume|finish it|finish the|write it up|start|let's do it|the same for|same for|same in|same thing|next one|the others|the other|too|as well",
-    zh: '继续|开始吧|开始|接着|往下|剩下的|其余的|动手|执行吧|照这个|按这个|就这么办|也加|也改|也都|再用|再写|展开|写完整|同样|一样的',
+    en: "go ahead|go on|continue|lgtm|ship it|make it so|let's go|keep going|carry on|proceed|do it|do that|yes please|please do|go for it|the rest|rest of|resume|finish it|finish the|write it up|start|let's do it|the same for|same for|same in|same thing|next one|the others|the other|too|as well",
+    zh: '继续|开始吧|开始|开干|干吧|搞起来|做吧|弄吧|接着|往下|剩下的|其余的|动手|执行吧|照这个|按这个|就这么办|也加|也改|也都|再用|再写|展开|写完整|同样|一样的',
   },
 };

@@ -56,7 +56,7 @@ export const LEXICON: Record<CueGroupName, { en: string; zh: string }> = {
   /** Short, routine pieces of writing. */
   artefact: {
     en: 'email|e-mail|mail|letter|message|note|post|tweet|caption|announcement|notice|reply|response|invitation|invite|reminder|agenda|minutes|memo|bullet*|paragraph|sentence|slogan|tagline|headline|title|subject line|bio|faq|description|summary|thank-you|apology|out-of-office|status update|update|cover letter|toast|greeting|comment|docstring|readme|changelog|commit message|release note*',
-    zh: '邮件|信|通知|公告|回复|消息|短信|文案|标题|口号|标语|段落|一句话|一段话|简介|介绍信|邀请|邀请函|提醒|会议纪要|纪要|议程|备忘|感谢信|道歉|请假条|周报|日报|朋友圈|帖子|评论|注释|说明文字|祝福',
+    zh: '邮件|一封信|回信|通知|公告|回复|消息|短信|文案|标题|口号|标语|段落|一句话|一段话|简介|介绍信|邀请|邀请函|提醒|会议纪要|纪要|议程|备忘|感谢信|道歉|请假条|周报|日报|朋友圈|帖子|评论|注释|说明文字|祝福',
   },
   /** Asking for an explanation of one thing. */
   explain: {

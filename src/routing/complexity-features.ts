@@ -51,8 +51,8 @@ export const GRAM_BUCKETS = 4096;
 const ASK_HEAD_CHARS = 120;
 const ASK_TAIL_CHARS = 40;
 /** Cue words are looked for in the ask's head and tail: a long ask states its demands there too. */
-const CUE_HEAD_CHARS = 400;
-const CUE_TAIL_CHARS = 150;
+const CUE_HEAD_CHARS = 300;
+const CUE_TAIL_CHARS = 100;
 /** A paste is only looked at for the shape of code, in its first characters. */
 const PASTE_SHAPE_CHARS = 1000;
 /** A last paragraph this short, after a paste, is part of the ask ("…\n\nWhat does this mean?"). */

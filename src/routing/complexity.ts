@@ -14,7 +14,7 @@
 // `x-route` names what weighed most.
 import type { CanonicalRequest } from '../data-plane/canonical';
 import type { AssessmentThresholds, Tier } from './catalog.types';
-import { extractFeatures, type FeatureName } from './complexity-features';
+import { FEATURE_NAMES, extractFeatures, type FeatureName } from './complexity-features';
 import { MODEL_TIERS, ROUTING_MODEL, type RoutingModel } from './routing-model';
 
 export type ReasonTag =
@@ -134,16 +134,37 @@ export function assessComplexity(request: CanonicalRequest, thresholds: Assessme
   else if (score < thresholds.heavy) tier = 'standard';
   else tier = setting !== 'disabled' && thinking > heavy ? 'thinking' : 'heavy';
 
-  const reasons: string[] = [];
-  for (const [name, weight] of model.contributions(features, MODEL_TIERS.indexOf(tier))) {
-    if (reasons.length >= MAX_REASONS - (followUps > 0 ? 1 : 0) || weight < MIN_REASON_WEIGHT) break;
-    const tag = TAG[name];
-    if (!reasons.includes(tag)) reasons.push(tag);
-  }
+  const reasons = topReasons(model.contributions(features, MODEL_TIERS.indexOf(tier)), MAX_REASONS - (followUps > 0 ? 1 : 0));
   if (tier === 'light' && features.trivial) reasons.push('trivial');
   if (followUps > 0) reasons.unshift('follow_up');
   if (setting === 'enabled') return { tier: 'thinking', score, reasons: ['explicit_thinking', ...reasons] };
   return { tier, score, reasons };
+}
+
+/** Tags by contribution index: the features in FEATURE_NAMES order, then the wording. */
+const TAG_AT: readonly ReasonTag[] = [...FEATURE_NAMES.map((name) => TAG[name]), TAG.wording];
+const TAKEN = new Uint8Array(TAG_AT.length);
+
+/** The tags of the largest pushes of at least MIN_REASON_WEIGHT, largest first, at most `limit` distinct: a selection, no sort. */
+function topReasons(pushes: Float64Array, limit: number): string[] {
+  const reasons: string[] = [];
+  TAKEN.fill(0);
+  while (reasons.length < limit) {
+    let best = -1;
+    let bestWeight = MIN_REASON_WEIGHT;
+    for (let i = 0; i < TAG_AT.length; i += 1) {
+      const weight = pushes[i] ?? 0;
+      if (TAKEN[i] === 0 && weight >= bestWeight) {
+        best = i;
+        bestWeight = weight;
+      }
+    }
+    if (best < 0) break;
+    TAKEN[best] = 1;
+    const tag = TAG_AT[best];
+    if (tag !== undefined && !reasons.includes(tag)) reasons.push(tag);
+  }
+  return reasons;
 }
 
 /**

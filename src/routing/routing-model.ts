@@ -6,7 +6,7 @@
 // hot path it is a few thousand multiply-adds: no I/O, no allocation beyond
 // the feature arrays.
 import type { AssessmentThresholds, Tier } from './catalog.types';
-import { FEATURE_NAMES, GRAM_BUCKETS, type FeatureName, type Features } from './complexity-features';
+import { FEATURE_NAMES, GRAM_BUCKETS, type Features } from './complexity-features';
 import weights from './routing-model.json' with { type: 'json' };
 
 /** The model file's form (what the training script writes). */
@@ -104,27 +104,34 @@ export class RoutingModel {
     return into;
   }
 
+  /** Where `contributions` writes: valid until the next call. */
+  private readonly pushes = new Float64Array(D + 1);
+
   /**
-   * How much each named feature, and the ask's wording as a whole, pushed the
-   * request toward `tier` rather than toward the tiers on average; largest
-   * first, only what pushed. Call right after `probabilities` for the same
-   * features: the wording's share reuses that pass's n-gram sums.
+   * How much each named feature (at its index in FEATURE_NAMES), and the
+   * ask's wording as a whole (at index FEATURE_NAMES.length), pushed the
+   * request toward `tier` rather than toward the tiers on average, in logits;
+   * 0 for a feature that is absent. Call right after `probabilities` for the
+   * same features: the wording's share reuses that pass's n-gram sums. The
+   * array is shared: read it before the next call.
    */
-  contributions(features: Features, tier: number): Array<[FeatureName | 'wording', number]> {
-    const out: Array<[FeatureName | 'wording', number]> = [];
+  contributions(features: Features, tier: number): Float64Array {
+    const out = this.pushes;
     for (let i = 0; i < D; i += 1) {
       const x = features.dense[i] ?? 0;
-      if (x === 0) continue;
+      if (x === 0) {
+        out[i] = 0;
+        continue;
+      }
       const base = i * K;
       let mean = 0;
       for (let k = 0; k < K; k += 1) mean += (this.dense[base + k] ?? 0) / K;
-      const name = FEATURE_NAMES[i];
-      if (name !== undefined) out.push([name, x * ((this.dense[base + tier] ?? 0) - mean)]);
+      out[i] = x * ((this.dense[base + tier] ?? 0) - mean);
     }
     let mean = 0;
     for (let k = 0; k < K; k += 1) mean += (this.gramSums[k] ?? 0) / K;
-    out.push(['wording', ((this.gramSums[tier] ?? 0) - mean) * features.gramValue]);
-    return out.filter(([, value]) => value > 0).sort((a, b) => b[1] - a[1]);
+    out[D] = ((this.gramSums[tier] ?? 0) - mean) * features.gramValue;
+    return out;
   }
 }
 

@@ -4,7 +4,8 @@
 // recall, the confusion matrix, agent turns, the share of traffic per tier,
 // and what the routed tiers cost against sending everything to heavy at the
 // built-in catalog's prices. `--verbose` lists every miss with its score and
-// reasons; `--bench` times the assessment (p50/p95 µs).
+// reasons; `--bench` times the assessment (p50/p95 µs); `--corpus file.jsonl`
+// measures another corpus of the same form.
 //
 // The test split is reported, never tuned on: scripts/train-routing.ts reads
 // only train and dev. The unit tests import `evaluate` to hold the targets.
@@ -165,7 +166,8 @@ export function benchAssessment(requests: readonly CanonicalRequest[], iteration
 const BATCHES = 5;
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const corpus = loadCorpus();
+  const corpusArg = process.argv.indexOf('--corpus');
+  const corpus = loadCorpus(corpusArg > 0 ? process.argv[corpusArg + 1] : undefined);
   const verbose = process.argv.includes('--verbose');
   const out: string[] = [`corpus: ${corpus.length} items; thresholds ${JSON.stringify(DEFAULT_ASSESSMENT_THRESHOLDS)}; the test split is never used for tuning\n`];
   for (const split of ['train', 'dev', 'test'] as const satisfies readonly Split[]) {

@@ -17,6 +17,9 @@ import { TIERS, type Tier } from '../src/routing/catalog.types';
 export type Split = 'train' | 'dev' | 'test';
 export type Lang = 'zh' | 'en';
 
+/** A corpus line as written: `split` may be left out, and is then drawn by assignSplits. */
+type CorpusLine = Omit<CorpusItem, 'split'> & { split?: Split };
+
 export interface CorpusItem {
   id: string;
   lang: Lang;
@@ -47,7 +50,7 @@ export function loadCorpus(file: string = CORPUS_PATH): CorpusItem[] {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line, index) => {
-      const item = JSON.parse(line) as CorpusItem;
+      const item = JSON.parse(line) as CorpusLine;
       if (!TIERS.includes(item.tier)) throw new Error(`${file}:${index + 1}: tier ${JSON.stringify(item.tier)} is not one of ${TIERS.join(', ')}`);
       return item;
     });
@@ -56,7 +59,8 @@ export function loadCorpus(file: string = CORPUS_PATH): CorpusItem[] {
     if (ids.has(item.id)) throw new Error(`${file}: duplicate id ${item.id}`);
     ids.add(item.id);
   }
-  return items;
+  // An operator's new lines may leave `split` out: they get one by the rule the corpus was split with.
+  return assignSplits(items);
 }
 
 let attachments: Map<string, string> | undefined;

@@ -30,16 +30,22 @@ export function countTokens(text: string): number {
   if (text.length <= COUNT_CHUNK_CHARS) return encode(text).length;
   let total = 0;
   for (let start = 0; start < text.length; ) {
-    let end = Math.min(text.length, start + COUNT_CHUNK_CHARS);
-    if (end < text.length) {
-      const space = text.lastIndexOf(' ', end);
-      if (space > start + COUNT_CHUNK_CHARS / 2) end = space;
-      else if (isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
-    }
+    const end = pieceEnd(text, start);
     total += encode(text.slice(start, end)).length;
     start = end;
   }
   return total;
+}
+
+/** Where the piece of `text` from `start` ends: at most COUNT_CHUNK_CHARS on, at a space when there is one, never inside a surrogate pair. */
+function pieceEnd(text: string, start: number): number {
+  let end = Math.min(text.length, start + COUNT_CHUNK_CHARS);
+  if (end < text.length) {
+    const space = text.lastIndexOf(' ', end);
+    if (space > start + COUNT_CHUNK_CHARS / 2) end = space;
+    else if (isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+  }
+  return end;
 }
 
 /**
@@ -53,12 +59,7 @@ export async function countTokensYielding(text: string): Promise<number> {
   const { encode } = tokenizer();
   let total = 0;
   for (let start = 0; start < text.length; ) {
-    let end = Math.min(text.length, start + COUNT_CHUNK_CHARS);
-    if (end < text.length) {
-      const space = text.lastIndexOf(' ', end);
-      if (space > start + COUNT_CHUNK_CHARS / 2) end = space;
-      else if (isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
-    }
+    const end = pieceEnd(text, start);
     total += encode(text.slice(start, end)).length;
     start = end;
     if (start < text.length) await new Promise<void>((resolve) => setImmediate(resolve));

@@ -93,9 +93,11 @@ describe('metrics: GET /metrics', function () {
     const moved = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
 
     expect(moved('gateway_requests_total', { form: 'messages', model: 'metrics-model', status: '200' })).to.equal(3);
-    expect(moved('gateway_requests_total', { form: 'messages', model: 'metrics-model', status: '429' })).to.equal(1);
+    // A call refused from its headers (here: the credit limit) is answered before its body is read: no model label.
+    expect(moved('gateway_requests_total', { form: 'messages', model: 'none', status: '429' })).to.equal(1);
     expect(moved('gateway_requests_total', { form: 'messages', model: 'other', status: '404' })).to.equal(1);
-    expect(moved('gateway_request_duration_seconds_count', { form: 'messages', model: 'metrics-model' })).to.equal(4);
+    expect(moved('gateway_request_duration_seconds_count', { form: 'messages', model: 'metrics-model' })).to.equal(3);
+    expect(moved('gateway_request_duration_seconds_count', { form: 'messages', model: 'none' })).to.equal(1);
     expect(moved('gateway_upstream_fallbacks_total', { provider: 'flaky', model: 'flaky-x', failure: 'http' })).to.equal(1);
     // The first call fell back to steady; flaky, healthy again, answered the next two.
     expect(moved('gateway_upstream_first_event_seconds_count', { provider: 'steady', model: 'steady-x' })).to.equal(1);

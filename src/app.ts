@@ -181,6 +181,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     fastPath: fastPathSlot,
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
+    trustedProxies: config.trustedProxies,
     ...(options.clusterWorker ? { replyHeaders: { 'x-gateway-worker': String(options.clusterWorker.id) } } : {}),
   });
   // Errors outside every API scope (e.g. an unparseable body sent to an unknown route) answer in the path's form too.

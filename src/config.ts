@@ -1,5 +1,6 @@
 // The only reader of process.env. Every variable is parsed and checked once, at
 // boot; a bad value stops start-up with a message naming the variable.
+import net from 'node:net';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap';
 
 export interface Config {
@@ -25,6 +26,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** Request-body bytes in flight before new requests get 503 overloaded; unset: an eighth of the heap limit. */
   bodyBudgetBytes: number | undefined;
+  /** Proxies (IPs or CIDRs) whose X-Forwarded-For names the client (login throttling, audit IPs). */
+  trustedProxies: string[];
   /** How long a client may take to send the request line and headers. */
   headersTimeoutMs: number;
   /** How long a client may take to send a whole request, body included (replies may stream longer). */
@@ -72,6 +75,25 @@ export function isValidTimeZone(zone: string): boolean {
   } catch {
     return false;
   }
+}
+
+const IPV4 = /^(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
+
+/** GATEWAY_TRUSTED_PROXIES: comma-separated IPv4/IPv6 addresses or CIDRs. */
+function trustedProxies(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((entry) => {
+    const value = entry.trim();
+    const [address = '', bits, extra] = value.split('/');
+    const v4 = IPV4.test(address);
+    const v6 = !v4 && address.includes(':') && net.isIPv6(address);
+    const maxBits = v4 ? 32 : 128;
+    const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if ((!v4 && !v6) || !bitsOk || extra !== undefined) {
+      throw new ConfigError('GATEWAY_TRUSTED_PROXIES', `"${value}" is not an IP address or CIDR (e.g. 10.0.0.0/8, 192.168.1.10, fd00::/8)`);
+    }
+    return value;
+  });
 }
 
 function onOff(env: Env, name: string, fallback: boolean): boolean {
@@ -123,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     streamStallMs: int(env, 'GATEWAY_STREAM_STALL_MS', 60_000, 100, 3_600_000),
     heapGrowthPercent: int(env, 'GATEWAY_HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 400),
     bodyBudgetBytes: env.GATEWAY_BODY_BUDGET_MB ? int(env, 'GATEWAY_BODY_BUDGET_MB', 0, 1, 65_536) * 1024 * 1024 : undefined,
+    trustedProxies: trustedProxies(env.GATEWAY_TRUSTED_PROXIES),
     headersTimeoutMs: int(env, 'GATEWAY_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),
     requestTimeoutMs: int(env, 'GATEWAY_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     usageSyncCommit: onOff(env, 'GATEWAY_USAGE_SYNC_COMMIT', true),

@@ -29,6 +29,12 @@ export interface ServerOptions {
   headersTimeoutMs?: number;
   /** How long a client may take to send a whole request, body included (GATEWAY_REQUEST_TIMEOUT_MS); replies may stream longer. */
   requestTimeoutMs?: number;
+  /**
+   * Proxies (IPs or CIDRs) whose X-Forwarded-For is believed, walking it from
+   * the right (GATEWAY_TRUSTED_PROXIES): `request.ip` is then the client before
+   * them. Empty: the socket's address, whatever the header says.
+   */
+  trustedProxies?: readonly string[];
 }
 
 /** A request URL without its query string. */
@@ -101,6 +107,7 @@ export function createServer(logger: Logger, options: ServerOptions): FastifyIns
     genReqId: () => newId('req'),
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
+    ...(options.trustedProxies && options.trustedProxies.length > 0 ? { trustProxy: [...options.trustedProxies] } : {}),
     serverFactory: (handler) => {
       const fastPath = options.fastPath;
       const replyHeaders = Object.entries(options.replyHeaders ?? {});

@@ -80,4 +80,37 @@ describe('security: login throttle', () => {
       expect((await attempt(victim.password)).status).to.equal(429);
     });
   });
+
+  describe('behind a load balancer (GATEWAY_TRUSTED_PROXIES)', function () {
+    this.timeout(60_000);
+    const login = (t: TestApp, email: string, password: string, forwardedFor: string) =>
+      fetch(`${t.baseUrl}/api/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+        body: JSON.stringify({ email, password }),
+      }).then((response) => response.status);
+
+    it('with the proxy trusted, counts each forwarded client apart: one locked out, the next not', async () => {
+      const t = await startTestApp({ env: { GATEWAY_TRUSTED_PROXIES: '127.0.0.1,::1' } });
+      try {
+        const user = await createAccount(t);
+        for (let i = 0; i < 5; i += 1) expect(await login(t, user.email, `wrong-${i}`, '198.51.100.1')).to.equal(401);
+        expect(await login(t, user.email, user.password, '198.51.100.1')).to.equal(429);
+        expect(await login(t, user.email, user.password, '198.51.100.2'), 'another client behind the same proxy').to.equal(201);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('without it, ignores X-Forwarded-For: a caller cannot pick a fresh client per guess', async () => {
+      const t = await startTestApp();
+      try {
+        const user = await createAccount(t);
+        for (let i = 0; i < 5; i += 1) expect(await login(t, user.email, `wrong-${i}`, `203.0.113.${i}`)).to.equal(401);
+        expect(await login(t, user.email, 'wrong-again', '203.0.113.99')).to.equal(429);
+      } finally {
+        await t.close();
+      }
+    });
+  });
 });

@@ -16,6 +16,11 @@ describe('config', () => {
     expect(config.usageSyncCommit, 'usage batches wait for the WAL flush').to.equal(true);
   });
 
+  it('reads GATEWAY_TRUSTED_PROXIES as IPs and CIDRs, none by default', () => {
+    expect(loadConfig({}).trustedProxies).to.deep.equal([]);
+    expect(loadConfig({ GATEWAY_TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.10,fd00::/8' }).trustedProxies).to.deep.equal(['10.0.0.0/8', '192.168.1.10', 'fd00::/8']);
+  });
+
   it('lets GATEWAY_USAGE_SYNC_COMMIT=off trade the crash window for a shorter commit wait', () => {
     expect(loadConfig({ GATEWAY_USAGE_SYNC_COMMIT: 'off' }).usageSyncCommit).to.equal(false);
     expect(loadConfig({ GATEWAY_USAGE_SYNC_COMMIT: 'on' }).usageSyncCommit).to.equal(true);
@@ -36,6 +41,8 @@ describe('config', () => {
     ['GATEWAY_REQUEST_TIMEOUT_MS', '0'],
     ['GATEWAY_HEADERS_TIMEOUT_MS', 'soon'],
     ['GATEWAY_USAGE_SYNC_COMMIT', 'maybe'],
+    ['GATEWAY_TRUSTED_PROXIES', 'my-load-balancer'],
+    ['GATEWAY_TRUSTED_PROXIES', '10.0.0.0/33'],
   ];
   for (const [name, value] of bad) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {

@@ -1,7 +1,9 @@
 // What the complexity assessment costs per request (issue: ≤ 20 µs at the
 // 95th percentile): every request of the labelled routing corpus (chats,
-// long pastes, Claude Code agent turns with their 16 kB system prompt and
-// tools) assessed back to back with a warm JIT, as a running gateway does.
+// follow-ups, long pastes, Claude Code agent turns with their 16 kB system
+// prompt and tools) assessed in five warm batches, each request's median
+// batch kept, so that a batch the machine's other work preempted does not
+// count as assessment cost (benchAssessment in scripts/eval-routing.ts).
 // `npm run bench` calls runRoutingAssessorBench() at its end; run alone:
 // node --import ./src/compat/node20.mjs --import tsx bench/routing-assessor.bench.ts
 import { pathToFileURL } from 'node:url';

@@ -17,6 +17,9 @@ import { TIERS, type Tier } from '../src/routing/catalog.types';
 export type Split = 'train' | 'dev' | 'test';
 export type Lang = 'zh' | 'en';
 
+/** A corpus line as written: `split` may be left out, and is then drawn by assignSplits. */
+type CorpusLine = Omit<CorpusItem, 'split'> & { split?: Split };
+
 export interface CorpusItem {
   id: string;
   lang: Lang;
@@ -30,6 +33,8 @@ export interface CorpusItem {
   system?: string;
   /** Prior exchanges of ordinary filler chat before the prompt. */
   turns?: number;
+  /** Earlier exchanges written out, [user, assistant] each, after any filler and before the prompt: the work a follow-up carries on. */
+  history?: Array<[user: string, assistant: string]>;
   max_tokens?: number;
   thinking?: 'enabled' | 'adaptive' | 'disabled';
   /** An agent turn: Claude Code's system prompt and tools, `rounds` earlier tool rounds, and optionally the latest tool result. */
@@ -45,7 +50,7 @@ export function loadCorpus(file: string = CORPUS_PATH): CorpusItem[] {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line, index) => {
-      const item = JSON.parse(line) as CorpusItem;
+      const item = JSON.parse(line) as CorpusLine;
       if (!TIERS.includes(item.tier)) throw new Error(`${file}:${index + 1}: tier ${JSON.stringify(item.tier)} is not one of ${TIERS.join(', ')}`);
       return item;
     });
@@ -54,7 +59,8 @@ export function loadCorpus(file: string = CORPUS_PATH): CorpusItem[] {
     if (ids.has(item.id)) throw new Error(`${file}: duplicate id ${item.id}`);
     ids.add(item.id);
   }
-  return items;
+  // An operator's new lines may leave `split` out: they get one by the rule the corpus was split with.
+  return assignSplits(items);
 }
 
 let attachments: Map<string, string> | undefined;
@@ -117,11 +123,19 @@ export function toRequest(item: CorpusItem): CanonicalRequest {
   }
   let system = item.system;
   let tools: CanonicalTool[] | undefined;
+  // The user words in order: the written-out history, then the prompt. An agent's first user turn also carries its memory reminder.
+  const asks = [...(item.history ?? []).map(([user, assistant]) => [expand(user), assistant] as const), [expand(item.prompt), undefined] as const];
   if (item.agent) {
     const kit = agentScaffold();
     system = kit.system;
     tools = kit.tools;
-    messages.push({ role: 'user', content: [text(MEMORY_REMINDER), text(expand(item.prompt))] });
+  }
+  asks.forEach(([user, assistant], index) => {
+    const reminder = item.agent && index === 0 ? [text(MEMORY_REMINDER)] : [];
+    messages.push({ role: 'user', content: [...reminder, text(user)] });
+    if (assistant !== undefined) messages.push({ role: 'assistant', content: [text(assistant)] });
+  });
+  if (item.agent) {
     const rounds = item.agent.rounds ?? 0;
     for (let i = 0; i < rounds; i += 1) {
       const id = `toolu_${item.id}_${i}`;
@@ -137,8 +151,6 @@ export function toRequest(item: CorpusItem): CanonicalRequest {
         { role: 'user', content: [{ type: 'tool_result', toolUseId: id, content: [text(expand(item.agent.result))] }] },
       );
     }
-  } else {
-    messages.push({ role: 'user', content: [text(expand(item.prompt))] });
   }
   return {
     model: 'eval',

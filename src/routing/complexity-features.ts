@@ -9,9 +9,11 @@
 // conversation's difficulty, not the bulk of the system prompt, the tool
 // definitions, the tool results or the `<system-reminder>` blocks that agents
 // put before the ask. Those count only as small flags.
-import type { CanonicalContent, CanonicalMessage, CanonicalRequest } from '../data-plane/canonical';
-import { countImages } from '../data-plane/canonical-text';
-import { cueCounts, type CueCounts } from './complexity-cues';
+import type { CanonicalRequest } from '../data-plane/canonical';
+import { scanCues } from './complexity-cues';
+import { readConversation } from './complexity-conversation';
+import { CUE_GROUPS } from './complexity-lexicon';
+import { codeLines } from './complexity-shape';
 import { estimateTokens } from './token-estimate';
 
 /** The named features, in the order of the model's dense weights. */
@@ -23,17 +25,16 @@ export const FEATURE_NAMES = [
   'long',
   'history',
   'turns',
-  'code',
-  'analysis',
-  'multi_step',
-  'math',
-  'reasoning',
-  'weak_reasoning',
-  'task',
+  ...CUE_GROUPS,
+  'code_shape',
   'code_in_paste',
-  'reasoning_with_math',
-  'no_cue',
+  'list',
+  'numbers',
   'questions',
+  'reasoning_with_math',
+  'constraints_with_data',
+  'tool_edit',
+  'no_cue',
   'large_output',
   'tools',
   'tool_loop',
@@ -47,18 +48,20 @@ export type FeatureName = (typeof FEATURE_NAMES)[number];
 export const GRAM_BUCKETS = 4096;
 
 /** The ask is read for n-grams up to this many characters (head), plus a short tail. */
-const ASK_HEAD_CHARS = 240;
-const ASK_TAIL_CHARS = 80;
+const ASK_HEAD_CHARS = 120;
+const ASK_TAIL_CHARS = 40;
 /** Cue words are looked for in the ask's head and tail: a long ask states its demands there too. */
-const CUE_HEAD_CHARS = 400;
-const CUE_TAIL_CHARS = 150;
+const CUE_HEAD_CHARS = 300;
+const CUE_TAIL_CHARS = 100;
 /** A paste is only looked at for the shape of code, in its first characters. */
-const PASTE_SHAPE_CHARS = 2000;
+const PASTE_SHAPE_CHARS = 1000;
 /** A last paragraph this short, after a paste, is part of the ask ("…\n\nWhat does this mean?"). */
 const TAIL_ASK_CHARS = 300;
 /** Lengths are estimated from this many characters and extrapolated: the features are logarithmic in length. */
-const ESTIMATE_CHARS = 300;
+const ESTIMATE_CHARS = 160;
 const LONG_TOKENS = 1500;
+/** An ask this short after an earlier ask, with a go-ahead cue, carries the earlier ask's work on. */
+const FOLLOW_UP_TOKENS = 12;
 const PASTE_TOKENS = 300;
 const IMAGE_TOKENS = 800;
 const ORDINARY_MAX_TOKENS = 4096;
@@ -73,9 +76,13 @@ export interface Features {
   gramValue: number;
   /** For the `trivial` tag: a short ask with no cue at all and no tools. */
   trivial: boolean;
+  /**
+   * A follow-up that approves or continues the earlier ask ("yes, go ahead",
+   * "继续"): the number of messages up to and including that ask, which is
+   * assessed in its place; 0 otherwise.
+   */
+  carriesOnUpTo: number;
 }
-
-const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
 
 /**
  * Scratch arrays the features are measured into, reused from call to call:
@@ -96,42 +103,43 @@ export function extractFeatures(request: CanonicalRequest): Features {
   const ask = askOf(task);
   const askTokens = estimateTokens(ask, ESTIMATE_CHARS);
   const taskTokens = (ask.length === task.length ? askTokens : estimateTokens(task, ESTIMATE_CHARS)) + conversation.taskImages * IMAGE_TOKENS;
-  const historyTokens = conversation.history === '' ? 0 : estimateTokens(conversation.history, ESTIMATE_CHARS);
-  const askCues = cueCounts(window(ask, CUE_HEAD_CHARS, CUE_TAIL_CHARS));
-  const cued = anyCue(askCues);
+  const historyTokens = conversation.historyChars === 0 ? 0 : (estimateTokens(conversation.historySample) * conversation.historyChars) / conversation.historySample.length;
+  const cues = scanCues(window(ask, CUE_HEAD_CHARS, CUE_TAIL_CHARS));
+  const groups = cues.groups;
+  let substantive = false;
+  for (let g = 0; g < GROUP_COUNT; g += 1) if ((groups[g] ?? 0) > 0 && !NOT_SUBSTANTIVE[g]) substantive = true;
   const tools = request.tools?.length ?? 0;
   const systemTokens = request.system === undefined || tools > 0 ? 0 : estimateTokens(request.system, ESTIMATE_CHARS);
-  const questions = countQuestions(ask);
 
   const dense = DENSE;
   dense.fill(0);
-  const set = (name: FeatureName, value: number): void => {
-    dense[FEATURE_INDEX[name]] = value;
-  };
-  set('ask_length', Math.min(1, Math.log1p(askTokens) / 7));
-  set('ask_short', askTokens <= 8 ? 1 : 0);
-  set('task_length', Math.min(1, Math.log1p(taskTokens) / 9));
-  set('paste', taskTokens - askTokens >= PASTE_TOKENS ? 1 : 0);
-  set('long', taskTokens + historyTokens / 4 >= LONG_TOKENS ? 1 : 0);
-  set('history', Math.min(1, Math.log1p(historyTokens) / 9));
-  set('turns', Math.min(1, conversation.userTurns / 8));
-  set('code', saturate(askCues.code));
-  set('analysis', saturate(askCues.analysis));
-  set('multi_step', saturate(askCues.multi_step));
-  set('math', saturate(askCues.math));
-  set('reasoning', saturate(askCues.reasoning));
-  set('weak_reasoning', saturate(askCues.weakReasoning));
-  set('task', saturate(askCues.task));
-  set('code_in_paste', task.length === ask.length ? 0 : saturate(pastedCode(task)));
-  set('reasoning_with_math', askCues.reasoning > 0 && askCues.math > 0 ? 1 : 0);
-  set('no_cue', cued ? 0 : 1);
-  set('questions', Math.min(3, questions) / 3);
-  set('large_output', request.maxTokens > ORDINARY_MAX_TOKENS ? (request.maxTokens >= 8000 ? 1 : 0.5) : 0);
-  set('tools', tools > 0 ? 1 : 0);
-  set('tool_loop', conversation.toolLoop ? 1 : 0);
-  set('tool_rounds', Math.min(1, conversation.toolRounds / 10));
-  set('system', tools === 0 && systemTokens > 0 ? Math.min(1, Math.log1p(systemTokens) / 8) : 0);
-  set('images', Math.min(1, conversation.taskImages / 3));
+  dense[I.ask_length] = Math.min(1, Math.log1p(askTokens) / 7);
+  dense[I.ask_short] = askTokens <= 8 ? 1 : 0;
+  dense[I.task_length] = Math.min(1, Math.log1p(taskTokens) / 9);
+  dense[I.paste] = taskTokens - askTokens >= PASTE_TOKENS ? 1 : 0;
+  dense[I.long] = taskTokens + historyTokens / 4 >= LONG_TOKENS ? 1 : 0;
+  dense[I.history] = Math.min(1, Math.log1p(historyTokens) / 9);
+  dense[I.turns] = Math.min(1, conversation.userTurns / 8);
+  // The cue groups sit at the same positions in FEATURE_NAMES, right after the length features.
+  for (let g = 0; g < GROUP_COUNT; g += 1) dense[FIRST_CUE + g] = saturate(groups[g] ?? 0);
+  dense[I.code_shape] = cues.code / 4;
+  dense[I.code_in_paste] = task.length === ask.length ? 0 : saturate(pastedCode(task));
+  dense[I.list] = cues.list / 4;
+  dense[I.numbers] = Math.min(1, Math.log1p(cues.numbers) / Math.log1p(16));
+  dense[I.questions] = Math.min(3, cues.questions) / 3;
+  const math = (groups[MATH] ?? 0) > 0;
+  const data = cues.numbers >= 4;
+  dense[I.reasoning_with_math] = ((groups[REASONING] ?? 0) > 0 || (groups[OPTIMISE] ?? 0) > 0) && (math || data) ? 1 : 0;
+  dense[I.constraints_with_data] = (groups[CONSTRAINTS] ?? 0) > 0 && data ? 1 : 0;
+  // In an agent session a change request, however terse ("lint fails, fix it"), is a change to code.
+  dense[I.tool_edit] = tools > 0 && (groups[EDIT] ?? 0) > 0 ? 1 : 0;
+  dense[I.no_cue] = substantive ? 0 : 1;
+  dense[I.large_output] = request.maxTokens > ORDINARY_MAX_TOKENS ? (request.maxTokens >= 8000 ? 1 : 0.5) : 0;
+  dense[I.tools] = tools > 0 ? 1 : 0;
+  dense[I.tool_loop] = conversation.toolLoop ? 1 : 0;
+  dense[I.tool_rounds] = Math.min(1, conversation.toolRounds / 10);
+  dense[I.system] = tools === 0 && systemTokens > 0 ? Math.min(1, Math.log1p(systemTokens) / 8) : 0;
+  dense[I.images] = Math.min(1, conversation.taskImages / 3);
 
   const grams = hashGrams(window(ask, ASK_HEAD_CHARS, ASK_TAIL_CHARS));
   return {
@@ -139,65 +147,25 @@ export function extractFeatures(request: CanonicalRequest): Features {
     grams: grams.buckets,
     gramCount: grams.count,
     gramValue: grams.count === 0 ? 0 : 1 / Math.sqrt(grams.count),
-    trivial: !cued && askTokens < 24 && tools === 0,
+    trivial: !substantive && askTokens < 24 && tools === 0,
+    carriesOnUpTo: conversation.previousIndex >= 0 && askTokens <= FOLLOW_UP_TOKENS && (groups[PROCEED] ?? 0) > 0 ? conversation.previousIndex + 1 : 0,
   };
 }
 
 const FEATURE_INDEX = Object.fromEntries(FEATURE_NAMES.map((name, index) => [name, index])) as Record<FeatureName, number>;
+const FIRST_CUE = FEATURE_INDEX[CUE_GROUPS[0]];
+const GROUP_COUNT = CUE_GROUPS.length;
 
-interface Conversation {
-  /** The latest user words: the last user message with text outside system reminders. */
-  task: string;
-  taskImages: number;
-  /** Words of the other user and assistant turns; tool calls and results are not words of the conversation. */
-  history: string;
-  userTurns: number;
-  /** The latest message is only tool results: the agent is mid-task. */
-  toolLoop: boolean;
-  toolRounds: number;
-}
-
-function readConversation(messages: readonly CanonicalMessage[]): Conversation {
-  let taskIndex = -1;
-  let taskText = '';
-  for (let i = messages.length - 1; i >= 0 && taskIndex < 0; i -= 1) {
-    const message = messages[i];
-    if (message?.role !== 'user') continue;
-    const words = wordsOf(message.content);
-    if (words.trim() !== '') {
-      taskIndex = i;
-      taskText = words;
-    }
-  }
-  const history: string[] = [];
-  let userTurns = 0;
-  let toolRounds = 0;
-  let taskImages = 0;
-  messages.forEach((message, index) => {
-    for (const block of message.content) if (block.type === 'tool_result') toolRounds += 1;
-    if (index === taskIndex) {
-      taskImages = countImages(message.content);
-      return;
-    }
-    const words = wordsOf(message.content);
-    if (words.trim() === '') return;
-    if (message.role === 'user') userTurns += 1;
-    history.push(words);
-  });
-  const last = messages[messages.length - 1];
-  const toolLoop = last?.role === 'user' && last.content.length > 0 && last.content.every((block) => block.type === 'tool_result');
-  return { task: taskText, taskImages, history: history.join('\n'), userTurns, toolLoop, toolRounds };
-}
-
-/** The text blocks of a message, system reminders removed. */
-function wordsOf(content: readonly CanonicalContent[]): string {
-  const pieces: string[] = [];
-  for (const block of content) {
-    if (block.type === 'text') pieces.push(block.text.includes('<system-reminder>') ? block.text.replace(SYSTEM_REMINDER, '') : block.text);
-    else if (block.type === 'document' && block.source.kind === 'text') pieces.push(block.source.data);
-  }
-  return pieces.join('\n');
-}
+/** Feature positions by name, read as constant property names on the hot path. */
+const I = FEATURE_INDEX;
+const MATH = CUE_GROUPS.indexOf('math');
+const REASONING = CUE_GROUPS.indexOf('reasoning');
+const OPTIMISE = CUE_GROUPS.indexOf('optimise');
+const CONSTRAINTS = CUE_GROUPS.indexOf('constraints');
+const EDIT = CUE_GROUPS.indexOf('edit');
+const PROCEED = CUE_GROUPS.indexOf('proceed');
+/** Groups that say an ask is a greeting, a lookup, a short piece of writing or a go-ahead: with only these, an ask has no cue of work. */
+const NOT_SUBSTANTIVE = CUE_GROUPS.map((name) => name === 'chat' || name === 'lookup' || name === 'artefact' || name === 'proceed');
 
 /**
  * The instruction in a task: its first paragraph, plus a short last paragraph
@@ -210,8 +178,11 @@ function askOf(task: string): string {
   const head = trimmed.slice(0, firstBreak);
   const lastBreak = trimmed.lastIndexOf('\n\n');
   const tail = trimmed.slice(lastBreak + 2);
-  const fences = (trimmed.slice(0, lastBreak).match(/```/g)?.length ?? 0) % 2;
-  return lastBreak > firstBreak && tail.length <= TAIL_ASK_CHARS && fences === 0 ? `${head}\n${tail}` : head;
+  if (lastBreak <= firstBreak || tail.length > TAIL_ASK_CHARS) return head;
+  // A last paragraph inside an open code fence is code, not an ask.
+  let fences = 0;
+  for (let at = trimmed.indexOf('```'); at >= 0 && at < lastBreak; at = trimmed.indexOf('```', at + 3)) fences += 1;
+  return fences % 2 === 0 ? `${head}\n${tail}` : head;
 }
 
 function window(text: string, head: number, tail: number): string {
@@ -226,38 +197,13 @@ function window(text: string, head: number, tail: number): string {
 function pastedCode(task: string): number {
   let fences = 0;
   for (let at = task.indexOf('```'); at >= 0 && fences < 2; at = task.indexOf('```', at + 3)) fences += 1;
-  const end = Math.min(task.length, PASTE_SHAPE_CHARS);
-  let lines = 0;
-  let last = 0;
-  for (let i = 0; i <= end; i += 1) {
-    const code = i === end ? 10 : task.charCodeAt(i);
-    if (code === 10) {
-      // ; { } ) at a line's end
-      if (last === 59 || last === 123 || last === 125 || last === 41) lines += 1;
-      last = 0;
-    } else if (code > 32) {
-      last = code;
-    }
-  }
+  const lines = codeLines(task, PASTE_SHAPE_CHARS);
   return (fences >= 2 ? 2 : 0) + (lines >= 3 ? 1 : 0) + (lines >= 15 ? 1 : 0);
-}
-
-function anyCue(cues: CueCounts): boolean {
-  return cues.code + cues.math + cues.reasoning + cues.weakReasoning + cues.analysis + cues.multi_step + cues.task > 0;
 }
 
 /** 1 cue → 0.5, 2 → 0.75, 3 → 0.875: more distinct cues, more confidence, never past 1. */
 function saturate(hits: number): number {
   return hits <= 0 ? 0 : 1 - 0.5 ** hits;
-}
-
-function countQuestions(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code === 63 || code === 0xff1f) count += 1;
-  }
-  return count;
 }
 
 /**

@@ -6,7 +6,7 @@
 // hot path it is a few thousand multiply-adds: no I/O, no allocation beyond
 // the feature arrays.
 import type { AssessmentThresholds, Tier } from './catalog.types';
-import { FEATURE_NAMES, GRAM_BUCKETS, type FeatureName, type Features } from './complexity-features';
+import { FEATURE_NAMES, GRAM_BUCKETS, type Features } from './complexity-features';
 import weights from './routing-model.json' with { type: 'json' };
 
 /** The model file's form (what the training script writes). */
@@ -20,7 +20,7 @@ export interface RoutingModelFile {
   dense: number[][];
   /** grams[tier][bucket] */
   grams: number[][];
-  /** Cut points on the score (the expected tier, 0..1), chosen on the dev split. */
+  /** Cut points on the score (the median tier's position, 0..1; 1/3 and 2/3 are the median rule), chosen on the dev split. */
   thresholds: AssessmentThresholds;
   training: Record<string, unknown>;
 }
@@ -34,8 +34,8 @@ export class RoutingModel {
   private readonly bias: Float64Array;
   /** dense[feature * K + tier] */
   private readonly dense: Float64Array;
-  /** grams[bucket * K + tier]: the four weights of a bucket side by side. */
-  private readonly grams: Float64Array;
+  /** grams[bucket * K + tier]: the four weights of a bucket side by side, in single precision (half the cache lines; the weights are rounded to 4 decimals anyway). */
+  private readonly grams: Float32Array;
 
   constructor(file: RoutingModelFile) {
     if (file.version !== 1) throw new Error(`routing model: version ${String(file.version)} is not 1`);
@@ -44,7 +44,7 @@ export class RoutingModel {
     if (file.tiers.join(',') !== MODEL_TIERS.join(',')) throw new Error(`routing model: tiers ${file.tiers.join(',')}, expected ${MODEL_TIERS.join(',')}`);
     this.bias = Float64Array.from(file.bias);
     this.dense = new Float64Array(D * K);
-    this.grams = new Float64Array(GRAM_BUCKETS * K);
+    this.grams = new Float32Array(GRAM_BUCKETS * K);
     for (let k = 0; k < K; k += 1) {
       for (let i = 0; i < D; i += 1) this.dense[i * K + k] = file.dense[k]?.[i] ?? 0;
       for (let b = 0; b < GRAM_BUCKETS; b += 1) this.grams[b * K + k] = file.grams[k]?.[b] ?? 0;
@@ -104,27 +104,34 @@ export class RoutingModel {
     return into;
   }
 
+  /** Where `contributions` writes: valid until the next call. */
+  private readonly pushes = new Float64Array(D + 1);
+
   /**
-   * How much each named feature, and the ask's wording as a whole, pushed the
-   * request toward `tier` rather than toward the tiers on average; largest
-   * first, only what pushed. Call right after `probabilities` for the same
-   * features: the wording's share reuses that pass's n-gram sums.
+   * How much each named feature (at its index in FEATURE_NAMES), and the
+   * ask's wording as a whole (at index FEATURE_NAMES.length), pushed the
+   * request toward `tier` rather than toward the tiers on average, in logits;
+   * 0 for a feature that is absent. Call right after `probabilities` for the
+   * same features: the wording's share reuses that pass's n-gram sums. The
+   * array is shared: read it before the next call.
    */
-  contributions(features: Features, tier: number): Array<[FeatureName | 'wording', number]> {
-    const out: Array<[FeatureName | 'wording', number]> = [];
+  contributions(features: Features, tier: number): Float64Array {
+    const out = this.pushes;
     for (let i = 0; i < D; i += 1) {
       const x = features.dense[i] ?? 0;
-      if (x === 0) continue;
+      if (x === 0) {
+        out[i] = 0;
+        continue;
+      }
       const base = i * K;
       let mean = 0;
       for (let k = 0; k < K; k += 1) mean += (this.dense[base + k] ?? 0) / K;
-      const name = FEATURE_NAMES[i];
-      if (name !== undefined) out.push([name, x * ((this.dense[base + tier] ?? 0) - mean)]);
+      out[i] = x * ((this.dense[base + tier] ?? 0) - mean);
     }
     let mean = 0;
     for (let k = 0; k < K; k += 1) mean += (this.gramSums[k] ?? 0) / K;
-    out.push(['wording', ((this.gramSums[tier] ?? 0) - mean) * features.gramValue]);
-    return out.filter(([, value]) => value > 0).sort((a, b) => b[1] - a[1]);
+    out[D] = ((this.gramSums[tier] ?? 0) - mean) * features.gramValue;
+    return out;
   }
 }
 

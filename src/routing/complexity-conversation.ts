@@ -1,0 +1,125 @@
+// How the complexity assessment reads a conversation (DESIGN §7, the agent
+// rule). The latest user words are the task; the user words before them are
+// the previous ask, which a short follow-up ("yes, go ahead", "继续") may
+// carry on (complexity.ts); every other turn counts only by its length. System reminders, tool calls
+// and tool results are not words of the conversation, so a Claude Code turn
+// is read for what the user asked, not for the bulk around it.
+//
+// It reads in one pass and builds only the task's text: an agent session of hundreds of messages costs a length count per
+// message, not a copy of the session.
+import type { CanonicalContent, CanonicalMessage } from '../data-plane/canonical';
+import { countImages } from '../data-plane/canonical-text';
+
+export interface Conversation {
+  /** The latest user words: the last user message with text outside system reminders. */
+  task: string;
+  taskImages: number;
+  /** The index of the message with the user words before the task, -1 if none. */
+  previousIndex: number;
+  /** Characters of the other user and assistant words, and the first of them as a sample for the token rate. */
+  historyChars: number;
+  historySample: string;
+  /** User turns with words before the task. */
+  userTurns: number;
+  /** The latest message is only tool results: the agent is mid-task. */
+  toolLoop: boolean;
+  toolRounds: number;
+}
+
+const OPEN = '<system-reminder>';
+const CLOSE = '</system-reminder>';
+const SAMPLE_CHARS = 300;
+
+export function readConversation(messages: readonly CanonicalMessage[]): Conversation {
+  let taskIndex = -1;
+  let previousIndex = -1;
+  for (let i = messages.length - 1; i >= 0 && previousIndex < 0; i -= 1) {
+    const message = messages[i];
+    if (message?.role !== 'user' || !hasWords(message.content)) continue;
+    if (taskIndex < 0) taskIndex = i;
+    else previousIndex = i;
+  }
+  let historyChars = 0;
+  let historySample = '';
+  let userTurns = 0;
+  let toolRounds = 0;
+  let taskImages = 0;
+  messages.forEach((message, index) => {
+    for (const block of message.content) if (block.type === 'tool_result') toolRounds += 1;
+    if (index === taskIndex) {
+      taskImages = countImages(message.content);
+      return;
+    }
+    if (!hasWords(message.content)) return;
+    const chars = wordChars(message.content);
+    if (message.role === 'user' && index < taskIndex) userTurns += 1;
+    historyChars += chars;
+    if (historySample.length < SAMPLE_CHARS) historySample += `${wordsOf(message.content).slice(0, SAMPLE_CHARS - historySample.length)}\n`;
+  });
+  const last = messages[messages.length - 1];
+  const toolLoop = last?.role === 'user' && last.content.length > 0 && last.content.every((block) => block.type === 'tool_result');
+  const task = taskIndex < 0 ? '' : wordsOf(messages[taskIndex]?.content ?? []);
+  return { task, taskImages, previousIndex, historyChars, historySample, userTurns, toolLoop, toolRounds };
+}
+
+/** The words of a message: its text blocks and text documents, system reminders removed. */
+export function wordsOf(content: readonly CanonicalContent[]): string {
+  const pieces: string[] = [];
+  for (const block of content) {
+    if (block.type === 'text') pieces.push(block.text.includes(OPEN) ? outsideReminders(block.text) : block.text);
+    else if (block.type === 'document' && block.source.kind === 'text') pieces.push(block.source.data);
+  }
+  return pieces.length === 1 ? (pieces[0] ?? '') : pieces.join('\n');
+}
+
+function hasWords(content: readonly CanonicalContent[]): boolean {
+  for (const block of content) {
+    if (block.type === 'document' && block.source.kind === 'text' && block.source.data.trim() !== '') return true;
+    if (block.type !== 'text') continue;
+    let found = false;
+    eachOutside(block.text, (from, to) => {
+      for (let i = from; i < to && !found; i += 1) if (block.text.charCodeAt(i) > 32) found = true;
+      return !found;
+    });
+    if (found) return true;
+  }
+  return false;
+}
+
+function wordChars(content: readonly CanonicalContent[]): number {
+  let chars = 0;
+  for (const block of content) {
+    if (block.type === 'document' && block.source.kind === 'text') chars += block.source.data.length;
+    else if (block.type === 'text')
+      eachOutside(block.text, (from, to) => {
+        chars += to - from;
+        return true;
+      });
+  }
+  return chars;
+}
+
+/** Calls `visit` with each [from, to) span of `text` outside system reminders, until it returns false. */
+function eachOutside(text: string, visit: (from: number, to: number) => boolean): void {
+  let at = 0;
+  for (let open = text.indexOf(OPEN); open >= 0; open = text.indexOf(OPEN, at)) {
+    if (open > at && !visit(at, open)) return;
+    const close = text.indexOf(CLOSE, open + OPEN.length);
+    // An unclosed reminder is not a reminder: the rest is text.
+    if (close < 0) {
+      visit(open, text.length);
+      return;
+    }
+    at = close + CLOSE.length;
+  }
+  if (at < text.length) visit(at, text.length);
+}
+
+function outsideReminders(text: string): string {
+  let out = '';
+  eachOutside(text, (from, to) => {
+    out += text.slice(from, to);
+    return true;
+  });
+  return out;
+}

@@ -38,6 +38,7 @@ import { CircuitBreaker } from './routing/circuit-breaker';
 import { BodyBudget, defaultBodyBudgetBytes } from './http/body-budget';
 import { BODY_LIMIT, createServer, pathOf } from './http/server';
 import { HttpDrain } from './http/drain';
+import { CreditLedger } from './metering/credit-ledger';
 import { CreditMonitor } from './metering/credit-monitor';
 import { UsageQueryService } from './metering/usage-query.service';
 import type { BreakerOptions, Catalog } from './routing/catalog.types';
@@ -59,6 +60,8 @@ export interface Services {
   sessions: SessionService;
   keys: ApiKeyService;
   credit: CreditMonitor;
+  /** Admission's credit reservations (this process's leases). */
+  ledger: CreditLedger;
   usage: UsageQueryService;
   changes: ChangeFeed;
   recorder: UsageRecorder;
@@ -139,8 +142,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   changes.on(CHANNELS.accounts, (accountId) => credit.forget(accountId));
   changes.onReset(() => credit.clear());
 
+  const ledger = new CreditLedger(database.pool, { leaseTtlMs: config.creditLeaseTtlMs, logger: logger.child({ component: 'credit-ledger' }) });
+  ledger.start();
   const usage = new UsageQueryService(database.reportPool, accounts, catalog, credit);
-  const recorder = new UsageRecorder(database.pool, credit, logger.child({ component: 'metering' }), config.usageSyncCommit);
+  const recorder = new UsageRecorder(database.pool, credit, logger.child({ component: 'metering' }), config.usageSyncCommit, ledger.holder);
   const metrics = new GatewayMetrics(new Registry(), {
     usageQueueDepth: () => recorder.depth,
     usageCommits: () => recorder.commits,
@@ -167,10 +172,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     recorder,
     breaker: new CircuitBreaker(breakerSettings(catalog)),
     logger: logger.child({ component: 'pipeline' }),
+    credit: ledger,
   });
   const keyAuth = new KeyAuthenticator(database.pool, changes, credit);
   keyAuth.onLookup = (outcome) => metrics.keyLookup(outcome);
-  const services: Services = { catalog, accounts, audit, sessions, keys, credit, usage, changes, recorder, pipeline, guardrailPolicies };
+  const services: Services = { catalog, accounts, audit, sessions, keys, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies };
   const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken, retiredBootstrapWarning(logger));
 
   const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes());
@@ -255,6 +261,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await closing;
       await graphql.stop();
       await recorder.close();
+      await ledger.close();
       await changes.close();
       providers.close();
     },

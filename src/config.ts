@@ -43,6 +43,12 @@ export interface Config {
    * up the crash guarantee by default.
    */
   usageSyncCommit: boolean;
+  /**
+   * How long a process's credit lease (its reservations against accounts'
+   * credit limits) outlives its last heartbeat: after a kill -9 nothing the
+   * process held stays reserved for longer. Heartbeats come every third of it.
+   */
+  creditLeaseTtlMs: number;
   /** Upstream credentials and base URLs, looked up by name (catalog `api_key_env`). */
   upstreamEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -149,6 +155,7 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeoutMs: int(env, 'GATEWAY_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),
     requestTimeoutMs: int(env, 'GATEWAY_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     usageSyncCommit: onOff(env, 'GATEWAY_USAGE_SYNC_COMMIT', true),
+    creditLeaseTtlMs: int(env, 'GATEWAY_CREDIT_LEASE_TTL_MS', 15_000, 300, 600_000),
     upstreamEnv: env,
   };
 }

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { guardrailRule } from '../control-plane/rest/guardrail.handlers';
 import { openDatabase } from '../db/database';
-import { AccountService, parseCreditLimit } from '../domain/accounts/account.service';
+import { AccountService, parseCreditLimit, parseCreditOverflow } from '../domain/accounts/account.service';
 import type { Actor } from '../domain/actor';
 import { AuditService } from '../domain/audit/audit.service';
 import { GuardrailPolicyService } from '../domain/guardrails/guardrail-policy.service';
@@ -22,7 +22,7 @@ const USAGE = `usage: npm run admin -- <command>
   user create --account ID --email E (--password-stdin | --password P) --role owner|admin|viewer
       --password-stdin reads the password from standard input (first line); --password
       puts it in the process list and the shell history
-  credit-limit set --account ID --amount D|none
+  credit-limit set --account ID [--amount D|none] [--overflow refuse|lower_max_tokens]
   guardrail set --account ID --rule R --policy block|redact|flag|off
   guardrail reset --account ID --rule R
   settlement close --account ID --month YYYY-MM`;
@@ -65,6 +65,7 @@ async function run(argv: string[]): Promise<unknown> {
       month: { type: 'string' },
       rule: { type: 'string' },
       policy: { type: 'string' },
+      overflow: { type: 'string' },
     },
     strict: true,
   });
@@ -85,6 +86,7 @@ async function run(argv: string[]): Promise<unknown> {
       timezone: a.timezone,
       currency: a.currency,
       credit_limit: a.creditLimitMicros === null ? null : formatMicros(a.creditLimitMicros),
+      credit_overflow: a.creditOverflow,
       created_at: a.createdAt.toISOString(),
     });
     switch (command) {
@@ -111,7 +113,12 @@ async function run(argv: string[]): Promise<unknown> {
       }
       case 'credit-limit set': {
         const accountId = required(values, 'account');
-        const account = await accounts.setCreditLimit(operator(accountId), parseCreditLimit(required(values, 'amount'), 'amount'));
+        if (values.amount === undefined && values.overflow === undefined) throw new UsageError('credit-limit set needs --amount, --overflow or both');
+        const account = await accounts.setCreditLimit(
+          operator(accountId),
+          values.amount === undefined ? undefined : parseCreditLimit(values.amount, 'amount'),
+          values.overflow === undefined ? undefined : parseCreditOverflow(values.overflow, 'overflow'),
+        );
         return view(account);
       }
       case 'guardrail set':

@@ -2,6 +2,7 @@
 // and the usage record it ends with (DESIGN §9). Made by the pipeline once a
 // deployment answered; served by the form's encoder.
 import { priceCall, responseUsage, unifyUsage, type ResponseUsage } from '../metering/tiers';
+import type { Reservation } from '../metering/credit-ledger';
 import type { UsageRecorder, UsageRecordInput, UsageStatus } from '../metering/usage-recorder';
 import type { Guardrails } from '../guardrails/guardrail-engine';
 import { countTokens } from '../tokenizer';
@@ -16,6 +17,8 @@ export interface CallContext {
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
   startedAt: number;
+  /** The request body's bytes as received (Content-Length), when the request said. */
+  bodyBytes?: number;
   /**
    * From now on, cut the call (abort `signal` with the refusal) if its key
    * stops being usable. Streams call it: their client gets what was produced
@@ -72,6 +75,8 @@ export class Call {
     private readonly inputHits: Record<string, number>,
     /** The caller's fields a translation to the deployment's protocol left out (empty on pass-through). */
     readonly dropped: readonly string[],
+    /** The credit admission reserved for the call (null: its account has no limit). */
+    readonly reservation: Reservation | null = null,
   ) {}
 
   get requestId(): string {
@@ -193,7 +198,7 @@ export class Call {
       hits[rule] = (hits[rule] ?? 0) + this.filter.hits[rule]!;
     }
     await this.deps.recorder.record(
-      usageInput(this.ctx, { requested: this.request.model, model: this.model, stream: this.request.stream }, {
+      usageInput(this.ctx, { requested: this.request.model, model: this.model, stream: this.request.stream, reservation: this.reservation }, {
         routedModel: this.route.deployment.model,
         provider: this.route.deployment.provider.name,
         routeTier: this.route.tier,
@@ -215,7 +220,7 @@ export class Call {
 }
 
 /** What a usage record says beyond whose call it was. */
-type CallOutcome = Omit<UsageRecordInput, 'requestId' | 'accountId' | 'accountTimezone' | 'apiKeyId' | 'form' | 'model' | 'requestedModel' | 'stream' | 'at'>;
+type CallOutcome = Omit<UsageRecordInput, 'requestId' | 'accountId' | 'accountTimezone' | 'apiKeyId' | 'form' | 'model' | 'requestedModel' | 'stream' | 'at' | 'reservation'>;
 
 /**
  * A call's usage record, answered or not: whose call it was, from the
@@ -228,6 +233,8 @@ export interface CallIdentity {
   requested: string;
   model: string;
   stream: boolean;
+  /** What admission reserved, settled by this record. */
+  reservation?: Reservation | null;
 }
 
 export function usageInput(ctx: CallContext, request: CallIdentity, outcome: CallOutcome): UsageRecordInput {
@@ -240,6 +247,7 @@ export function usageInput(ctx: CallContext, request: CallIdentity, outcome: Cal
     model: request.model,
     requestedModel: request.requested,
     stream: request.stream,
+    reservation: request.reservation ?? null,
     routedModel: outcome.routedModel,
     provider: outcome.provider,
     routeTier: outcome.routeTier,

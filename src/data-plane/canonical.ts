@@ -147,6 +147,11 @@ export interface CanonicalRequest {
   userId?: string;
   /** The caller's body, for pass-through to an upstream of the same protocol. */
   source?: SourceRequest;
+  /**
+   * Credit was reserved for at most `maxTokens` of output: the upstream gets
+   * that bound even where the caller's form let it set none (DESIGN §9).
+   */
+  boundOutput?: boolean;
 }
 
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal' | 'pause_turn';

@@ -42,6 +42,7 @@ interface KeyRow {
   timezone: string;
   currency: string;
   credit_limit_micros: number | null;
+  credit_overflow: string;
   account_created_at: Date;
 }
 
@@ -231,7 +232,7 @@ export class KeyAuthenticator {
 }
 
 const KEY_SELECT = `select k.id, k.name, k.status, to_char(k.expires_at, 'YYYY-MM-DD') as expires_at, k.model_scope, k.account_id,
-       a.name as account_name, a.timezone, a.currency, a.credit_limit_micros, a.created_at as account_created_at
+       a.name as account_name, a.timezone, a.currency, a.credit_limit_micros, a.credit_overflow, a.created_at as account_created_at
        from api_keys k join accounts a on a.id = k.account_id`;
 
 function accountOf(row: KeyRow): AccountView {
@@ -241,6 +242,7 @@ function accountOf(row: KeyRow): AccountView {
     timezone: row.timezone,
     currency: row.currency,
     creditLimitMicros: row.credit_limit_micros,
+    creditOverflow: row.credit_overflow === 'lower_max_tokens' ? 'lower_max_tokens' : 'refuse',
     createdAt: row.account_created_at,
   };
 }

@@ -4,11 +4,13 @@
 import type { Logger } from 'pino';
 import { AppError } from '../errors';
 import { GuardrailBlockedError, type Guardrails, type InputInspector } from '../guardrails/guardrail-engine';
+import type { CreditLedger, Reservation } from '../metering/credit-ledger';
 import { mulCeil } from '../metering/decimal';
+import { worstCase } from '../metering/worst-case';
 import { priceCall } from '../metering/tiers';
 import type { UsageRecorder, UsageStatus } from '../metering/usage-recorder';
 import { UpstreamError, type ProviderAdapter } from '../providers/provider';
-import type { Catalog, Deployment, ProviderType } from '../routing/catalog.types';
+import type { Catalog, Deployment, ProviderType, Tier } from '../routing/catalog.types';
 import type { CircuitBreaker } from '../routing/circuit-breaker';
 import { assessComplexity } from '../routing/complexity';
 import { boundByEffort } from '../routing/effort';
@@ -22,6 +24,8 @@ export interface PipelineDeps {
   recorder: UsageRecorder;
   breaker: CircuitBreaker;
   logger: Logger;
+  /** Admission against the accounts' credit limits (DESIGN §9). */
+  credit: CreditLedger;
 }
 
 export const deploymentId = (d: Deployment): string => `${d.provider.name}/${d.model}`;
@@ -105,6 +109,67 @@ export class Pipeline {
     const tier = assessment.tier;
     const candidates = model.routes[tier];
     const filter = () => guardrails.createOutputFilter();
+    const admitted = this.admit(ctx, inbound, request, candidates, inspect.hits, tier === 'thinking');
+    const reservation = admitted instanceof Promise ? await admitted : admitted;
+    try {
+      return await this.answer(ctx, request, model.name, { tier, assessment, candidates, filter, inspect, identity: { ...identity, reservation } }, reservation);
+    } catch (error) {
+      // Nothing was metered for it (a refusal record costs nothing): the reservation goes back.
+      reservation?.release();
+      throw error;
+    }
+  }
+
+  /**
+   * Reserves the call's worst case against its account's credit limit, or
+   * throws the limit's 429; lowers max_tokens when the account chose that and
+   * the reservation says so. Accounts without a limit reserve nothing.
+   */
+  private admit(
+    ctx: CallContext,
+    inbound: InboundCall,
+    request: CanonicalRequest,
+    deployments: readonly Deployment[],
+    hits: Record<string, number>,
+    thinkingRoute: boolean,
+  ): Reservation | null | Promise<Reservation> {
+    const { account } = ctx.key;
+    if (account.creditLimitMicros === null) return null;
+    let redactions = 0;
+    for (const rule in hits) redactions += hits[rule]!;
+    const worst = worstCase({
+      request,
+      deployments,
+      prices: this.deps.catalog.prices,
+      bodyBytes: ctx.bodyBytes ?? Buffer.byteLength(JSON.stringify(inbound.body)),
+      redactions,
+      thinkingRoute,
+    });
+    // The upstream must not produce more than was reserved for, even where the caller set no bound.
+    request.boundOutput = true;
+    const lowerTo = (reservation: Reservation): Reservation => {
+      if (reservation.lowered) request.maxTokens = reservation.lowered.to;
+      return reservation;
+    };
+    const admitted = this.deps.credit.admit({ account, worst });
+    return admitted instanceof Promise ? admitted.then(lowerTo) : admitted && lowerTo(admitted);
+  }
+
+  private async answer(
+    ctx: CallContext,
+    request: CanonicalRequest,
+    modelName: string,
+    plan: {
+      tier: Tier;
+      assessment: { score: number; reasons: string[] };
+      candidates: readonly Deployment[];
+      filter: () => ReturnType<Guardrails['createOutputFilter']>;
+      inspect: ReturnType<Guardrails['inputInspector']>;
+      identity: CallIdentity;
+    },
+    reservation: Reservation | null,
+  ): Promise<Call> {
+    const { tier, assessment, candidates, filter, inspect, identity } = plan;
 
     let lastError: UpstreamError | undefined;
     const skipped: Deployment[] = [];
@@ -122,7 +187,7 @@ export class Pipeline {
       try {
         const first = await iterator.next();
         this.deps.breaker.success(deploymentId(deployment));
-        return new Call(this.deps, ctx, request, route, model.name, first, iterator, filter(), inspect.hits, dropped);
+        return new Call(this.deps, ctx, request, route, modelName, first, iterator, filter(), inspect.hits, dropped, reservation);
       } catch (error) {
         if (!(error instanceof UpstreamError)) throw error;
         if (error.failure === 'aborted') {

@@ -8,7 +8,7 @@ import { MIGRATIONS } from './migrations/index';
 const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'src', 'db', 'migrations');
 
 /** Tables maintained by hand-written SQL migrations (partitioning is not expressible in entities). */
-export const SQL_MANAGED_TABLES = [/^usage_records/, 'account_month_usage', 'settlement_closures'];
+export const SQL_MANAGED_TABLES = [/^usage_records/, 'account_month_usage', 'settlement_closures', 'credit_leases'];
 
 export interface OrmOptionsExtra {
   poolMax?: number;

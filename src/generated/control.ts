@@ -525,11 +525,29 @@ export interface components {
             credit_limit: components["schemas"]["DecimalString"] | null;
             currency: components["schemas"]["Currency"];
             month: components["schemas"]["CalendarMonth"];
+            /** @description Settled usage of the month (what the settlement counts). */
             month_used: components["schemas"]["DecimalString"];
-            /** @description Limit minus month-to-date amount (never below zero); null when unlimited. */
+            /**
+             * @description Held by admission against the limit: each call in flight reserves
+             *     its worst case (input at the miss price plus max_tokens at the
+             *     output price); far from the limit a gateway process also holds a
+             *     slice of headroom for calls about to come, and gives back what no
+             *     call holds within a third of GATEWAY_CREDIT_LEASE_TTL_MS.
+             */
+            reserved: components["schemas"]["DecimalString"];
+            /** @description Limit minus used minus reserved (never below zero); null when unlimited. */
             remaining: components["schemas"]["DecimalString"] | null;
             /** @description True while the month-to-date amount has reached the limit (every key answers 429). */
             suspended: boolean;
+            /**
+             * @description What admission does with a call whose worst case does not fit the
+             *     remaining credit: `refuse` answers 429 (`x-should-retry: false`);
+             *     `lower_max_tokens` lowers max_tokens to what fits when at least
+             *     1,024 output tokens do (header `x-gateway-max-tokens-lowered`).
+             *     Set by the operator (`credit-limit set --overflow`).
+             * @enum {string}
+             */
+            overflow: "refuse" | "lower_max_tokens";
         };
         /**
          * @description `block` refuses the call (input: `400`; output: the message ends with

@@ -75,8 +75,11 @@ export interface CreditStatus {
   currency: string;
   month: string;
   month_used: string;
+  /** Held by admission for calls in flight (and slices of headroom processes took for calls about to come). */
+  reserved: string;
   remaining: string | null;
   suspended: boolean;
+  overflow: 'refuse' | 'lower_max_tokens';
 }
 
 interface TierRow {
@@ -376,13 +379,21 @@ export class UsageQueryService {
     // Read as committed: this process's cache may not have seen other processes' calls.
     const { month, amountMicros } = await this.credit.committed(account);
     const limit = account.creditLimitMicros;
+    // Unexpired credit leases of every gateway process (a dead process's stop counting when they expire).
+    const leases = await this.pool.query<{ reserved: string | null }>(
+      'select sum(amount_micros) as reserved from credit_leases where account_id = $1 and month = $2 and expires_at > now()',
+      [account.id, month],
+    );
+    const reserved = Math.max(0, Number(leases.rows[0]?.reserved ?? 0));
     return {
       credit_limit: limit === null ? null : formatMicros(limit),
       currency: account.currency,
       month,
       month_used: formatMicros(amountMicros),
-      remaining: limit === null ? null : formatMicros(Math.max(0, limit - amountMicros)),
+      reserved: formatMicros(reserved),
+      remaining: limit === null ? null : formatMicros(Math.max(0, limit - amountMicros - reserved)),
       suspended: limit !== null && amountMicros >= limit,
+      overflow: account.creditOverflow,
     };
   }
 }

@@ -7,6 +7,7 @@ import { newId } from '../db/ids';
 import { zoneMonth } from '../domain/zone-time';
 import { AppError } from '../errors';
 import type { CreditMonitor } from './credit-monitor';
+import type { Reservation } from './credit-ledger';
 import type { CallAmounts, MeteredTokens } from './tiers';
 
 export type UsageStatus = 'ok' | 'upstream_error' | 'blocked' | 'client_aborted';
@@ -36,6 +37,13 @@ export interface UsageRecordInput {
   guardrailHits: Record<string, number>;
   latencyMs: number;
   ttftMs: number | null;
+  /**
+   * The credit admission reserved for the call (accounts with a limit): the
+   * usage statement takes the reservation off this process's lease as it adds
+   * the exact amount to the month's usage, and the commit settles it here; a
+   * record that cannot be written releases it.
+   */
+  reservation?: Reservation | null;
   /**
    * When the call was metered; defaults to the moment `record` is called.
    * It stamps `created_at` and picks the account-zone month of the credit
@@ -115,6 +123,8 @@ export class UsageRecorder {
     private readonly logger: Logger,
     /** GATEWAY_USAGE_SYNC_COMMIT: wait for the WAL flush (on) or only for the commit (off). */
     private readonly syncCommit = true,
+    /** This process's name on its credit lease rows (CreditLedger.holder). */
+    private readonly leaseHolder = '',
   ) {}
 
   /** Sees every record as it is queued (metrics); must not throw. */
@@ -146,13 +156,17 @@ export class UsageRecorder {
         const now = performance.now();
         for (const p of batch) {
           this.commits.waitSeconds += (now - p.queued) / 1000;
+          p.input.reservation?.settle();
           p.resolve();
         }
         this.commits.records += batch.length;
       } catch (error) {
         this.logger.error({ err: error, records: batch.length }, 'usage batch failed');
         const failure = isDatabaseUnavailable(error) ? meteringUnavailable(error) : (error as Error);
-        for (const p of batch) p.reject(failure);
+        for (const p of batch) {
+          p.input.reservation?.release();
+          p.reject(failure);
+        }
       }
     }
     this.flushing = null;
@@ -162,6 +176,7 @@ export class UsageRecorder {
     const rows: UsageRow[] = [];
     const keys = new Map<string, { tokens: number; lastUsed: Date | null }>();
     const months = new Map<string, { accountId: string; month: string; micros: number }>();
+    const leases = new Map<string, { accountId: string; month: string; micros: number }>();
     for (const { input: r, at } of batch) {
       const tier = r.tokens.priceTier;
       rows.push({
@@ -206,6 +221,12 @@ export class UsageRecorder {
       const slot = months.get(`${r.accountId}|${month}`) ?? { accountId: r.accountId, month, micros: 0 };
       slot.micros += r.amounts.totalMicros;
       months.set(`${r.accountId}|${month}`, slot);
+      if (r.reservation) {
+        const leaseKey = `${r.accountId}|${r.reservation.month}`;
+        const lease = leases.get(leaseKey) ?? { accountId: r.accountId, month: r.reservation.month, micros: 0 };
+        lease.micros += r.reservation.micros;
+        leases.set(leaseKey, lease);
+      }
     }
 
     // One statement, so one round trip: under load every await on the
@@ -219,6 +240,7 @@ export class UsageRecorder {
     // a tenth of the gateway's allocation per call).
     const keyIds = [...keys.keys()];
     const slots = [...months.values()];
+    const settled = [...leases.values()];
     // Named, so each connection parses and plans this statement once, not per batch.
     const totals = await this.pool.query<{ account_id: string; month: string; amount_micros: number; notified: number }>({
       name: 'usage_group_commit',
@@ -241,6 +263,12 @@ export class UsageRecorder {
          from added
          join accounts a on a.id = added.account_id
          join unnest($5::text[], $6::text[], $7::bigint[]) as v(account_id, month, micros) on v.account_id = added.account_id and v.month = added.month
+       ), settled as (
+         -- The reserved calls leave this process's credit leases as their exact cost enters the month's usage.
+         update credit_leases l set amount_micros = l.amount_micros - v.micros
+         from unnest($10::text[], $11::text[], $12::bigint[]) as v(account_id, month, micros)
+         where l.holder = $13 and l.account_id = v.account_id and l.month = v.month
+         returning 1
        ), durability as (
          -- synchronous_commit for this statement's own transaction only (GATEWAY_USAGE_SYNC_COMMIT).
          select set_config('synchronous_commit', $9, true) as value
@@ -260,6 +288,10 @@ export class UsageRecorder {
         slots.map((slot) => slot.micros),
         CHANNELS.accounts,
         this.syncCommit ? 'on' : 'off',
+        settled.map((lease) => lease.accountId),
+        settled.map((lease) => lease.month),
+        settled.map((lease) => lease.micros),
+        this.leaseHolder,
       ],
     });
     for (const row of totals.rows) this.credit.observe(row.account_id, row.month, row.amount_micros);

@@ -14,9 +14,15 @@ export class CreditStatusType {
   @Field(() => String)
   monthUsed!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: 'Held by admission for calls in flight (worst cases, and slices of headroom gateway processes took for calls about to come).' })
+  reserved!: string;
+
+  @Field(() => String, { nullable: true, description: 'Limit minus used minus reserved (never below zero); null = unlimited.' })
   remaining!: string | null;
 
   @Field(() => Boolean)
   suspended!: boolean;
+
+  @Field(() => String, { description: 'What admission does with a call whose worst case does not fit: refuse (429) or lower_max_tokens.' })
+  overflow!: string;
 }

@@ -75,7 +75,9 @@ export function toCreditStatusType(status: CreditStatus): CreditStatusType {
     currency: status.currency,
     month: status.month,
     monthUsed: status.month_used,
+    reserved: status.reserved,
     remaining: status.remaining,
     suspended: status.suspended,
+    overflow: status.overflow,
   };
 }

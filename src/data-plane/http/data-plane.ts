@@ -89,7 +89,9 @@ export function callContext(request: CallRequest, reply: CallReply, form: Protoc
   const followKey = (): void => {
     unwatch ??= key.watch?.((refusal) => controller.abort(refusal));
   };
-  return { requestId: request.id, key, form, signal: controller.signal, startedAt: Date.now(), followKey };
+  const length = Number(request.headers['content-length']);
+  const bodyBytes = Number.isSafeInteger(length) && length > 0 ? length : undefined;
+  return { requestId: request.id, key, form, signal: controller.signal, startedAt: Date.now(), bodyBytes, followKey };
 }
 
 export async function installDataPlane(server: FastifyInstance, deps: DataPlaneDeps): Promise<void> {

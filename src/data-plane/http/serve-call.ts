@@ -26,6 +26,12 @@ export interface FormCodec {
 /** Names the caller's fields a translation to another protocol left out, so nothing is dropped silently. */
 export const DROPPED_HEADER = 'x-gateway-dropped';
 
+/** Says the gateway lowered max_tokens to what the account's remaining credit covers (DESIGN §9): `<requested> -> <sent>`. */
+export const LOWERED_HEADER = 'x-gateway-max-tokens-lowered';
+
+const loweredHeader = (call: Call): string | undefined =>
+  call.reservation?.lowered ? `${call.reservation.lowered.from} -> ${call.reservation.lowered.to}` : undefined;
+
 export interface ServeOptions {
   /**
    * How long a stream may wait for a client that stopped reading (its socket
@@ -75,6 +81,8 @@ async function servePlain(call: Call, codec: FormCodec, reply: CallReply): Promi
   const usage = await call.finish(call.stopReason === 'refusal' ? 'blocked' : 'ok');
   reply.code(200).header('content-type', 'application/json').header('x-route', routeHeader(call.route));
   if (call.dropped.length > 0) reply.header(DROPPED_HEADER, call.dropped.join(', '));
+  const lowered = loweredHeader(call);
+  if (lowered !== undefined) reply.header(LOWERED_HEADER, lowered);
   await reply.send(codec.plain(call, collector, usage));
 }
 
@@ -91,6 +99,7 @@ async function serveStream(call: Call, codec: FormCodec, reply: CallReply, reque
     'x-request-id': requestId,
     'x-route': routeHeader(call.route),
     ...(call.dropped.length > 0 ? { [DROPPED_HEADER]: call.dropped.join(', ') } : {}),
+    ...(loweredHeader(call) !== undefined ? { [LOWERED_HEADER]: loweredHeader(call) } : {}),
   });
   const writer = codec.stream(call);
   let started = false;

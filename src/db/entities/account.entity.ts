@@ -10,6 +10,12 @@ export const AccountSchema = defineEntity({
     currency: p.string().length(8),
     /** Monthly credit limit in micro-units of `currency`; null = unlimited. */
     creditLimitMicros: p.bigint('number').nullable(),
+    /**
+     * What admission does with a call whose worst case does not fit the
+     * remaining credit: `refuse` it (429), or `lower_max_tokens` to what fits
+     * when at least a useful minimum does (DESIGN §9).
+     */
+    creditOverflow: p.string().length(20).default('refuse'),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -7,10 +7,12 @@ import { Migration20261122132209 } from './Migration20261122132209';
 import { Migration20261122135652 } from './Migration20261122135652';
 import { Migration20261122140000_usage } from './Migration20261122140000_usage';
 import { Migration20261124080000_requested_model } from './Migration20261124080000_requested_model';
+import { Migration20261127125800_credit_leases } from './Migration20261127125800_credit_leases';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122132209', class: Migration20261122132209 },
   { name: 'Migration20261122135652', class: Migration20261122135652 },
   { name: 'Migration20261122140000_usage', class: Migration20261122140000_usage },
   { name: 'Migration20261124080000_requested_model', class: Migration20261124080000_requested_model },
+  { name: 'Migration20261127125800_credit_leases', class: Migration20261127125800_credit_leases },
 ];

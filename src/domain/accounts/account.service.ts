@@ -16,7 +16,17 @@ export interface AccountView {
   currency: string;
   /** Micro-units; null = unlimited. */
   creditLimitMicros: number | null;
+  /** What admission does with a call whose worst case does not fit the remaining credit (DESIGN §9). */
+  creditOverflow: CreditOverflow;
   createdAt: Date;
+}
+
+export const CREDIT_OVERFLOW_POLICIES = ['refuse', 'lower_max_tokens'] as const;
+export type CreditOverflow = (typeof CREDIT_OVERFLOW_POLICIES)[number];
+
+export function parseCreditOverflow(text: string, field = 'overflow'): CreditOverflow {
+  if ((CREDIT_OVERFLOW_POLICIES as readonly string[]).includes(text)) return text as CreditOverflow;
+  throw invalid(field, `${field} must be one of ${CREDIT_OVERFLOW_POLICIES.join(', ')}, got ${JSON.stringify(text)}`);
 }
 
 /** A credit limit given as a decimal string ("5000", "12.5") → micro-units; `none` → null. */
@@ -37,6 +47,7 @@ const toView = (a: InstanceType<typeof AccountSchema.class>): AccountView => ({
   timezone: a.timezone,
   currency: a.currency,
   creditLimitMicros: a.creditLimitMicros ?? null,
+  creditOverflow: parseCreditOverflow(a.creditOverflow),
   createdAt: a.createdAt,
 });
 
@@ -88,16 +99,25 @@ export class AccountService {
     return account ? toView(account) : null;
   }
 
-  /** Operator action: takes effect on every running gateway through NOTIFY. */
-  async setCreditLimit(actor: Actor, creditLimitMicros: number | null): Promise<AccountView> {
+  /**
+   * Operator action: the limit, and what admission does with a call that does
+   * not fit it (either may be left as is). Takes effect on every running
+   * gateway through NOTIFY.
+   */
+  async setCreditLimit(actor: Actor, creditLimitMicros: number | null | undefined, creditOverflow?: CreditOverflow): Promise<AccountView> {
     const view = await inTransaction(this.orm, async (em) => {
       const account = await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
-      const before = account.creditLimitMicros ?? null;
-      account.creditLimitMicros = creditLimitMicros;
-      this.audit.record(em, actor, 'account.credit_limit_set', null, {
-        credit_limit_micros: { from: before, to: creditLimitMicros },
-      });
+      const changes: Record<string, { from: unknown; to: unknown }> = {};
+      if (creditLimitMicros !== undefined) {
+        changes.credit_limit_micros = { from: account.creditLimitMicros ?? null, to: creditLimitMicros };
+        account.creditLimitMicros = creditLimitMicros;
+      }
+      if (creditOverflow !== undefined) {
+        changes.credit_overflow = { from: account.creditOverflow, to: creditOverflow };
+        account.creditOverflow = creditOverflow;
+      }
+      this.audit.record(em, actor, 'account.credit_limit_set', null, changes);
       await em.flush();
       await notifyChange(em, CHANNELS.accounts, account.id);
       return toView(account);

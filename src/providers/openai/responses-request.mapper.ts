@@ -10,13 +10,14 @@ import { isRecord } from '../upstream-http';
  * guardrails) with the deployment's model; `store: false`, since the gateway
  * offers no way to read a stored response back (the caller's own `false`, or
  * nothing, which the API would take as `true`); a `max_output_tokens` the
- * gateway lowered; and the reasoning a deployment forces when the caller
+ * gateway lowered, or set where credit was reserved for it; and the reasoning a deployment forces when the caller
  * chose none.
  */
 export function responsesBody(request: CanonicalRequest, deployment: Deployment): RawObject {
   const source = request.source!.body;
   const body: RawObject = { ...source, model: deployment.model, store: false, stream: request.stream };
   if (typeof source.max_output_tokens === 'number' && request.maxTokens < source.max_output_tokens) body.max_output_tokens = request.maxTokens;
+  else if (source.max_output_tokens == null && request.boundOutput) body.max_output_tokens = request.maxTokens;
   const reasoning = isRecord(source.reasoning) ? source.reasoning : undefined;
   if (deployment.thinking && request.thinking === undefined && reasoning?.effort == null) {
     body.reasoning = { ...reasoning, effort: 'high' };

@@ -1,8 +1,10 @@
 // Spec §3/§7/§8, DESIGN §5/§9: one aggregate credit limit per account on the
-// month-to-date amount. Reaching it suspends every key of the account (429,
-// x-should-retry: false, so official clients do not retry) until the limit is
-// raised or the month turns — on every gateway process — while keys the owner
-// suspended stay suspended.
+// month-to-date amount. A call is admitted only when its worst case fits what
+// is neither used nor reserved (429 otherwise); month-to-date reaching the
+// limit (the operator lowering it, say) suspends every key of the account
+// (429, x-should-retry: false, so official clients do not retry) until the
+// limit is raised or the month turns — on every gateway process — while keys
+// the owner suspended stay suspended.
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import OpenAI from 'openai';
@@ -22,7 +24,7 @@ const VARIANTS: CallSpec[] = [
 
 const KEYS_GQL = `query { apiKeys(pageSize: 100) { total items { id status suspendedReason } } }`;
 const KEY_GQL = `query($id: ID!) { apiKey(id: $id) { id status suspendedReason } }`;
-const CREDIT_GQL = `query { creditStatus { creditLimit currency month monthUsed remaining suspended } }`;
+const CREDIT_GQL = `query { creditStatus { creditLimit currency month monthUsed reserved remaining suspended overflow } }`;
 
 interface Key {
   id: string;
@@ -62,6 +64,8 @@ describe('billing: the account credit limit', function () {
   let other: Key;
   /** The amount (micro-units) of one PROMPT call. */
   let cost: number;
+  /** The most any of the VARIANTS reserves (its worst case). */
+  let worst: number;
   let limit: number;
 
   const keyOf = (created: any): Key => ({ id: created.api_key_id, secret: created.api_key });
@@ -76,8 +80,19 @@ describe('billing: the account credit limit', function () {
     expect((await dataCall(t, meterKey.secret, PROMPT)).status).to.equal(200);
     cost = Number(await monthUsed(meter));
     expect(cost).to.be.greaterThan(0);
-    // Room for three and a half calls.
-    limit = Math.floor(3.5 * cost);
+    // What each variant reserves, from the refusal of an account with 1 micro-unit of credit.
+    const tiny = await createAccount(t, { timezone: 'UTC', creditLimitMicros: 1 });
+    const tinyKey = keyOf(await createKey(t, tiny.token));
+    worst = 0;
+    for (const spec of VARIANTS) {
+      const refused = await dataCall(t, tinyKey.secret, spec);
+      expect(refused.status).to.equal(429);
+      const figure = /worst case \(([\d.]+) CNY/.exec(refused.body.error.message)?.[1];
+      worst = Math.max(worst, Number(micros(figure!)));
+    }
+    expect(worst).to.be.greaterThan(cost);
+    // Room for three calls' costs and a fourth call's worst case.
+    limit = 3 * cost + worst;
 
     owner = await createAccount(t, { timezone: 'Asia/Shanghai', creditLimitMicros: limit });
     bystander = await createAccount(t, { timezone: 'Asia/Shanghai', creditLimitMicros: limit });
@@ -93,24 +108,26 @@ describe('billing: the account credit limit', function () {
     await t.close();
   });
 
-  it('calls on any key succeed until month-to-date reaches the limit, then the next is 429', async () => {
-    let ok = 0;
-    for (let i = 0; ; i++) {
-      expect(i, 'the limit was never reached').to.be.lessThan(10);
-      const used = await monthUsed(owner);
+  it('calls on any key are admitted while their worst case fits what is left; the next is 429 with month-to-date below the limit', async () => {
+    for (let i = 0; i < 4; i++) {
       const key = i % 2 === 0 ? k1 : k2;
-      const spec = VARIANTS[i % VARIANTS.length]!;
-      if (used < BigInt(limit)) {
-        const result = await dataCall(t, key.secret, spec);
-        expect(result.status, `call ${i} at ${used}/${limit}: ${JSON.stringify(result.body)}`).to.equal(200);
-        ok++;
-      } else {
-        await expectCreditRefusal(t, key, spec);
-        break;
-      }
+      const result = await dataCall(t, key.secret, VARIANTS[i % VARIANTS.length]!);
+      expect(result.status, `call ${i}: ${JSON.stringify(result.body)}`).to.equal(200);
     }
-    expect(ok).to.equal(4);
     expect(await monthUsed(owner)).to.equal(BigInt(4 * cost));
+    // What is left (worst − cost) no longer covers a worst case.
+    await expectCreditRefusal(t, k1, PROMPT);
+    expect(await monthUsed(owner)).to.equal(BigInt(4 * cost));
+    // The keys stay usable for calls that fit: the account is not over its limit.
+    expect((await probe(t, k1)).status).to.equal(200);
+    expect((await api(t, 'GET', `/api/v1/keys/${k1.id}`, owner.token)).body).to.include({ status: 'active' });
+    const status = (await api(t, 'GET', '/api/v1/account/credit', owner.token)).body;
+    expect(status).to.include({ suspended: false, reserved: '0', remaining: formatMicros(limit - 4 * cost) });
+
+    // The operator lowers the limit to what was used: reached.
+    limit = 4 * cost;
+    await t.app.services.accounts.setCreditLimit(operator(owner.accountId), limit);
+    for (const app of [t, t2]) await eventually(async () => expect((await probe(app, k1)).status).to.equal(429), 2000, 2);
   });
 
   it('then EVERY key answers 429 rate_limit_error with x-should-retry: false, both forms, plain and streamed, on both processes', async () => {
@@ -204,8 +221,10 @@ describe('billing: the account credit limit', function () {
       currency: 'CNY',
       month,
       month_used: formatMicros(4 * cost),
+      reserved: '0',
       remaining: '0',
       suspended: true,
+      overflow: 'refuse',
     });
     for (const app of [t, t2]) {
       expect(dataOf(await gql(app, CREDIT_GQL, {}, owner.token)).creditStatus).to.deep.equal({
@@ -213,8 +232,10 @@ describe('billing: the account credit limit', function () {
         currency: 'CNY',
         month,
         monthUsed: formatMicros(4 * cost),
+        reserved: '0',
         remaining: '0',
         suspended: true,
+        overflow: 'refuse',
       });
     }
     // The ledger equals the usage detail it sums.
@@ -248,14 +269,12 @@ describe('billing: the account credit limit', function () {
     expect(dataOf(await gql(t2, CREDIT_GQL, {}, owner.token)).creditStatus.suspended).to.equal(false);
   });
 
-  it('crossing the limit on one process suspends the keys on the other at once', async () => {
+  it('lowering the limit to month-to-date on one process suspends the keys on the other at once', async () => {
     const used = Number(await monthUsed(owner));
-    await t.app.services.accounts.setCreditLimit(operator(owner.accountId), used + Math.floor(cost / 2));
     await eventually(async () => expect((await probe(t2, k1)).status).to.equal(200), 2000, 2);
-    // t2 has read the month-to-date; the crossing happens on t only.
-    expect((await dataCall(t, k1.secret, PROMPT)).status).to.equal(200);
+    await t.app.services.accounts.setCreditLimit(operator(owner.accountId), used);
     const waited = await eventually(async () => expect((await probe(t2, k2)).status).to.equal(429), 2000, 2);
-    process.stdout.write(`      crossing on process 1 reached process 2 after ${waited} ms\n`);
+    process.stdout.write(`      limit reached on process 1 reached process 2 after ${waited} ms\n`);
     await expectCreditRefusal(t2, k1, VARIANTS[1]!);
   });
 
@@ -268,8 +287,12 @@ describe('billing: the account credit limit', function () {
 
   it('a new month restores the keys (no job: the month is read in the account zone)', async () => {
     const { credit, accounts } = t.app.services;
-    const used = Number(await monthUsed(owner));
-    await accounts.setCreditLimit(operator(owner.accountId), Math.floor(used / 2));
+    // Over the limit this month (room for a few calls' worst case next month).
+    await accounts.setCreditLimit(operator(owner.accountId), 3 * worst);
+    const db = await pool();
+    await db.query('update account_month_usage set amount_micros = $3 where account_id = $1 and month = $2', [owner.accountId, zoneMonth('Asia/Shanghai'), 4 * worst]);
+    t.app.services.credit.forget(owner.accountId);
+    t2.app.services.credit.forget(owner.accountId);
     for (const app of [t, t2]) await eventually(async () => expect((await probe(app, k1)).status).to.equal(429), 2000, 2);
 
     // The monitor reads a later month afresh, without any invalidation.
@@ -281,7 +304,6 @@ describe('billing: the account credit limit', function () {
 
     // Simulate the turn: this month's ledger becomes last month's.
     const previous = zoneMonth('Asia/Shanghai', new Date(Date.UTC(y, m - 1, 1) - 8 * 3600_000 - 1));
-    const db = await pool();
     await db.query('update account_month_usage set month = $3 where account_id = $1 and month = $2', [owner.accountId, month, previous]);
     t.app.services.credit.forget(owner.accountId);
     t2.app.services.credit.forget(owner.accountId);

@@ -39,6 +39,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { buildGateway } from '../scripts/build-gateway';
 import { pacedLoad, quantile as sortedQuantile, shareAbove, type PacedResult } from './paced';
 import { BUILTIN_PRICES } from '../src/routing/builtin-catalog';
@@ -110,6 +111,18 @@ async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'
 }
 
 /** A fresh database: in DATABASE_URL's server, or an embedded cluster in a temp dir. */
+/** Gives the bench key's account a credit limit far above what the bench spends, and tells the gateway. */
+async function setBenchCreditLimit(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ account_id: string }>('update accounts set credit_limit_micros = 1000000000000 where id in (select account_id from api_keys) returning id as account_id');
+    for (const row of rows) await client.query(`select pg_notify('gateway_accounts', $1)`, [row.account_id]);
+  } finally {
+    await client.end();
+  }
+}
+
 async function benchDatabase(): Promise<string> {
   const scratch = await scratchDatabase(`gw_bench_${Date.now().toString(36)}`, process.env.DATABASE_URL);
   cleanups.push(() => scratch.dispose());
@@ -512,6 +525,27 @@ async function main(): Promise<void> {
       return result;
     });
   }
+  // The same top-rate plain run with a credit limit on the bench account (far from it, as most accounts are): what reservations add.
+  let credited: { rate: number; without: PacedResult; with: PacedResult; grows: number } | undefined;
+  const topPlain = paced.filter((row) => !row.stream).sort((a, c) => c.rate - a.rate)[0];
+  if (gatewayTarget && topPlain) {
+    await setBenchCreditLimit(databaseUrl);
+    const before = await scrapeMetrics(gateway.origin);
+    const body = JSON.stringify({ model: MODEL, max_tokens: 256, messages: [{ role: 'user', content: PROMPT }] });
+    const result = await pacedLoad({
+      origin: gatewayTarget.origin,
+      path: '/v1/messages',
+      headers: { 'anthropic-version': '2023-06-01', ...gatewayTarget.headers },
+      body,
+      rate: topPlain.rate,
+      seconds: PACED_SECONDS,
+      stream: false,
+    });
+    const after = await scrapeMetrics(gateway.origin);
+    const grows = (after.get('gateway_credit_ledger_round_trips_total') ?? 0) - (before.get('gateway_credit_ledger_round_trips_total') ?? 0);
+    credited = { rate: topPlain.rate, without: topPlain.gateway, with: result, grows };
+    out(`paced ${String(topPlain.rate).padStart(5)} req/s plain  gateway with a credit limit p50 ${fmt(sortedQuantile(result.latencies, 0.5), 2)} p99 ${fmt(sortedQuantile(result.latencies, 0.99), 2)} ms  failed ${result.failed}`);
+  }
   const memory = rss.result();
 
   const summary = (name: string) => {
@@ -570,6 +604,17 @@ async function main(): Promise<void> {
   );
   out(`TTFT added by the gateway on streams: p50 +${fmt(g.ttft50 - b.ttft50, 2)} ms, p99 +${fmt(g.ttft99 - b.ttft99, 2)} ms (${TTFT_REQUESTS} sequential streams each)`);
   if (paced.length > 0) printPaced(paced, breakdown, memory.maxMb);
+  if (credited) {
+    const p99 = (r: PacedResult): number => sortedQuantile(r.latencies, 0.99);
+    const p50 = (r: PacedResult): number => sortedQuantile(r.latencies, 0.5);
+    const added = p99(credited.with) - p99(credited.without);
+    out();
+    out(
+      `Credit reservations at ${credited.rate} req/s (plain, account with a limit vs the same run without): p50 ${fmt(p50(credited.without), 2)} → ${fmt(p50(credited.with), 2)} ms, ` +
+        `p99 ${fmt(p99(credited.without), 2)} → ${fmt(p99(credited.with), 2)} ms (added ${fmt(added, 2)} ms; target ≤ 1) ${added <= 1 ? 'PASS' : 'FAIL'}; ` +
+        `${credited.grows} ledger round trips for ${credited.with.sent} calls; all 2xx ${credited.with.failed === 0 ? 'PASS' : 'FAIL'}`,
+    );
+  }
   out(`errors: ${b.bad + g.bad === 0 ? 'none' : `${b.bad} bare, ${g.bad} gateway`}; took ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
@@ -619,6 +664,8 @@ try {
   await (await import('./guardrail-ttft.bench')).runGuardrailStreamBench();
   // The complexity assessment's own cost per request (bench/routing-assessor.bench.ts).
   (await import('./routing-assessor.bench')).runRoutingAssessorBench();
+  // Credit admission's own CPU per call (bench/credit-reservation.bench.ts).
+  await (await import('./credit-reservation.bench')).runCreditReservationBench();
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   exitCode = 1;

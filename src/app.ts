@@ -150,6 +150,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     usageQueueDepth: () => recorder.depth,
     usageCommits: () => recorder.commits,
     catalogModel: (name) => catalog.resolveModel(name)?.name,
+    creditAdmissions: () => ledger.counts,
   });
   recorder.onRecord((input) => metrics.recorded(input));
   const providers = createProviderRegistry({ wrap: (adapter) => metrics.instrument(adapter) });

@@ -38,6 +38,8 @@ export interface GatewayMetricsOptions {
   /** Whether a requested model name is in the catalog (anything else is labelled `other`). */
   /** The neutral catalog model a requested name (or alias) stands for; undefined labels as `other`. */
   catalogModel: (name: string) => string | undefined;
+  /** How credit admissions were decided, and the ledger's round trips to PostgreSQL (CreditLedger.counts). */
+  creditAdmissions?: () => { local: number; ledger: number; grows: number; lowered: number; refused: number };
 }
 
 export class GatewayMetrics {
@@ -130,6 +132,27 @@ export class GatewayMetrics {
       labelNames: ['outcome'],
       registers,
     });
+    const admissions = this.options.creditAdmissions;
+    if (admissions) {
+      new Gauge({
+        name: 'gateway_credit_admissions_total',
+        help: 'Calls of accounts with a credit limit by how admission decided: local (from this process\'s lease), ledger (waited for a lease grow), lowered (max_tokens lowered to fit), refused (429)',
+        labelNames: ['path'],
+        registers,
+        collect() {
+          const counts = admissions();
+          for (const path of ['local', 'ledger', 'lowered', 'refused'] as const) this.labels(path).set(counts[path]);
+        },
+      });
+      new Gauge({
+        name: 'gateway_credit_ledger_round_trips_total',
+        help: 'Round trips to the credit ledger in PostgreSQL (lease grows); accounts far from their limit make one per heartbeat period',
+        registers,
+        collect() {
+          this.set(admissions().grows);
+        },
+      });
+    }
     const depth = this.options.usageQueueDepth;
     new Gauge({
       name: 'gateway_usage_queue_depth',

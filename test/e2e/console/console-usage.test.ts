@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { PRICE_TIERS } from '../../../src/routing/catalog.types';
 import { api, createAccount, createKey, type TestAccount } from '../../support/app';
+import { operator } from '../../integration/billing/billing-support';
 import {
   cell,
   login,
@@ -65,6 +66,13 @@ describe('console: key usage view (browser)', function () {
     expect(await cell(r, 'lastUsedAt')).to.equal(listed.last_used_at);
     const meter = r.getByRole('meter');
     expect(await meter.getAttribute('aria-label')).to.equal(`本月 ${usage.total_amount} / 额度 ${credit.credit_limit} ${credit.currency}`);
+    // The account's credit: settled, reserved (calls in flight and the process's slice of headroom), remaining.
+    const summary = await page.getByTestId('credit-summary').innerText();
+    const figures = /^本月额度 ([\d.]+) CNY：已用 ([\d.]+)，预留 ([\d.]+)，剩余 ([\d.]+)$/.exec(summary);
+    expect(figures, summary).to.not.equal(null);
+    const [, limit, used, reserved, remaining] = figures!.map(Number) as number[];
+    expect([limit, used]).to.deep.equal([Number(credit.credit_limit), Number(credit.month_used)]);
+    expect(remaining).to.be.closeTo(limit! - used! - reserved!, 1e-6);
 
     await r.getByRole('button', { name: '用量', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: '用量：report-writer' });
@@ -107,10 +115,11 @@ describe('console: key usage view (browser)', function () {
 
   it('marks keys suspended by the account credit limit', async () => {
     const { page } = view();
-    // A limit of one micro-unit: the first call puts the account over it.
-    const owner = await createAccount(t(), { creditLimitMicros: 1 });
+    // A call, then the operator lowers the limit below what it cost: the account is over it.
+    const owner = await createAccount(t(), { creditLimitMicros: 50_000_000 });
     const key = await createKey(t(), owner.token, { name: 'over-limit' });
     await callWith(key.api_key, 'Hello there, how are you today?');
+    await t().app.services.accounts.setCreditLimit(operator(owner.accountId), 1);
     const listed = (await api(t(), 'GET', '/api/v1/keys', owner.token)).body.items[0];
     expect(listed).to.include({ status: 'suspended', suspended_reason: 'credit_limit' });
 

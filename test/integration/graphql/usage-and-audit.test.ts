@@ -101,10 +101,12 @@ describe('GraphQL usage, money and audit', () => {
     });
 
     it('creditStatus shows the month so far against the limit, agreeing with REST', async () => {
-      const graphql = dataOf(await gql(t, '{ creditStatus { creditLimit currency month monthUsed remaining suspended } }', {}, owner.token)).creditStatus;
+      const graphql = dataOf(await gql(t, '{ creditStatus { creditLimit currency month monthUsed reserved remaining suspended overflow } }', {}, owner.token)).creditStatus;
       const rest = await api(t, 'GET', '/api/v1/account/credit', owner.token);
       expect(graphql).to.deep.equal(camelize(rest.body));
-      expect(graphql).to.include({ creditLimit: '1000', month, suspended: false });
+      expect(graphql).to.include({ creditLimit: '1000', month, suspended: false, overflow: 'refuse' });
+      // Far from its limit the account's lease holds a slice of headroom: remaining = limit − used − reserved.
+      expect(Number(graphql.remaining)).to.be.closeTo(1000 - Number(graphql.monthUsed) - Number(graphql.reserved), 1e-6);
     });
 
     it('the key shows its used tokens and last use', async () => {

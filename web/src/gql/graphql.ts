@@ -45,7 +45,7 @@ export type KeysPageQueryVariables = Exact<{
 }>;
 
 
-export type KeysPageQuery = { apiKeys: { total: number, page: number, pageSize: number, items: Array<{ id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string }> }, creditStatus: { creditLimit: string | null, currency: string, month: string, monthUsed: string, suspended: boolean }, settlement?: { month: string, keys: Array<{ apiKeyId: string, totalAmount: string }> } };
+export type KeysPageQuery = { apiKeys: { total: number, page: number, pageSize: number, items: Array<{ id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string }> }, creditStatus: { creditLimit: string | null, currency: string, month: string, monthUsed: string, reserved: string, remaining: string | null, suspended: boolean }, settlement?: { month: string, keys: Array<{ apiKeyId: string, totalAmount: string }> } };
 
 export type CreateApiKeyMutationVariables = Exact<{
   input: CreateApiKeyInput;
@@ -164,6 +164,8 @@ export const KeysPageDocument = new TypedDocumentString(`
     currency
     month
     monthUsed
+    reserved
+    remaining
     suspended
   }
   settlement(month: $month) @include(if: $withMonthAmounts) {

@@ -188,6 +188,18 @@ export function KeysPage({ request, models, canMutate, month, hasCreditLimit, on
         </div>
       </form>
 
+      {keys.data?.creditStatus && keys.data.creditStatus.creditLimit !== null ? (
+        <p className="credit-summary muted" data-testid="credit-summary" title={t('credit.summaryTitle')}>
+          {t('credit.summary', {
+            limit: keys.data.creditStatus.creditLimit,
+            currency: keys.data.creditStatus.currency,
+            used: keys.data.creditStatus.monthUsed,
+            reserved: keys.data.creditStatus.reserved,
+            remaining: keys.data.creditStatus.remaining ?? '0',
+          })}
+        </p>
+      ) : null}
+
       <ErrorBanner error={actionError ?? keys.error} onDismiss={actionError ? () => setActionError(null) : undefined} />
 
       <KeyTable

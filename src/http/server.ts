@@ -170,7 +170,10 @@ export function createServer(logger: Logger, options: ServerOptions): FastifyIns
       done(error as AppError);
       return;
     }
-    done(null, payload.pipe(new BudgetedBody(share)));
+    const body = new BudgetedBody(share);
+    // pipe() does not pass on a client that went away mid-body; the parser must hear of it.
+    payload.once('error', (error) => body.destroy(error));
+    done(null, payload.pipe(body));
   });
   app.addHook('onResponse', (request, reply, done) => {
     logRequestCompleted(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime);

@@ -1,10 +1,13 @@
 // For tools that look for a MikroORM config file. The gateway itself builds the
 // same options in src/db/orm.ts; an unset DATABASE_URL means the embedded
 // PostgreSQL that `npm start` runs.
+import path from 'node:path';
 import { loadConfig } from './src/config';
+import { embeddedDatabaseUrl } from './src/db/embedded';
 import { ormOptions } from './src/db/orm';
 
 const config = loadConfig();
-export default ormOptions(config.databaseUrl ?? `postgresql://gateway:gateway-local@127.0.0.1:${config.embeddedPgPort}/gateway`, {
+// The embedded cluster's URL carries the role's password from the data directory's credentials file.
+export default ormOptions(config.databaseUrl ?? (await embeddedDatabaseUrl(path.join(config.dataDir, 'pg'), config.embeddedPgPort, 'gateway')), {
   authoring: true,
 });

@@ -36,6 +36,7 @@ import { UsageRecorder } from './metering/usage-recorder';
 import { createProviderRegistry } from './providers/registry';
 import { CircuitBreaker } from './routing/circuit-breaker';
 import { BodyBudget, defaultBodyBudgetBytes } from './http/body-budget';
+import { clientAddresses } from './http/client-address';
 import { BODY_LIMIT, createServer, pathOf } from './http/server';
 import { HttpDrain } from './http/drain';
 import { CreditLedger } from './metering/credit-ledger';
@@ -180,7 +181,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const services: Services = { catalog, accounts, audit, sessions, keys, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies };
   const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken, retiredBootstrapWarning(logger));
 
-  const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes());
+  const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes(), config.bodiesPerClient);
+  const addresses = clientAddresses(config.trustedProxies);
   const fastPathSlot: { tryServe?: DataPlaneFastPath['tryServe'] } = {};
   const server = createServer(logger, {
     onUnroutable: unroutable,
@@ -188,7 +190,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     fastPath: fastPathSlot,
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
-    trustedProxies: config.trustedProxies,
+    clientAddresses: addresses,
     ...(options.clusterWorker ? { replyHeaders: { 'x-gateway-worker': String(options.clusterWorker.id) } } : {}),
   });
   // Errors outside every API scope (e.g. an unparseable body sent to an unknown route) answer in the path's form too.
@@ -232,6 +234,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const fastPath = new DataPlaneFastPath({
     ...dataPlane,
     budget,
+    clientAddresses: addresses,
     logger,
     bodyLimit: BODY_LIMIT,
     onResponse: (url, body, status, seconds) => metrics.dataPlaneResponse(url, body, status, seconds),

@@ -2,6 +2,7 @@
 // boot; a bad value stops start-up with a message naming the variable.
 import net from 'node:net';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap';
+import { DEFAULT_BODIES_PER_CLIENT } from './http/body-budget';
 
 export interface Config {
   port: number;
@@ -26,7 +27,9 @@ export interface Config {
   metricsToken: string | undefined;
   /** Request-body bytes in flight before new requests get 503 overloaded; unset: an eighth of the heap limit. */
   bodyBudgetBytes: number | undefined;
-  /** Proxies (IPs or CIDRs) whose X-Forwarded-For names the client (login throttling, audit IPs). */
+  /** Request bodies one client address may be sending at once (GATEWAY_BODIES_PER_CLIENT). */
+  bodiesPerClient: number;
+  /** Proxies (IPs or CIDRs) whose X-Forwarded-For names the client (login throttling, audit IPs, bodies per client). */
   trustedProxies: string[];
   /** How long a client may take to send the request line and headers. */
   headersTimeoutMs: number;
@@ -151,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     streamStallMs: int(env, 'GATEWAY_STREAM_STALL_MS', 60_000, 100, 3_600_000),
     heapGrowthPercent: int(env, 'GATEWAY_HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 400),
     bodyBudgetBytes: env.GATEWAY_BODY_BUDGET_MB ? int(env, 'GATEWAY_BODY_BUDGET_MB', 0, 1, 65_536) * 1024 * 1024 : undefined,
+    bodiesPerClient: int(env, 'GATEWAY_BODIES_PER_CLIENT', DEFAULT_BODIES_PER_CLIENT, 1, 10_000),
     trustedProxies: trustedProxies(env.GATEWAY_TRUSTED_PROXIES),
     headersTimeoutMs: int(env, 'GATEWAY_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),
     requestTimeoutMs: int(env, 'GATEWAY_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),

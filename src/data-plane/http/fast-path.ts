@@ -5,8 +5,8 @@
 // plane's fixed paths with an application/json body of a declared length
 // within the body limit, while the server is not closing. It goes through the
 // same steps in the same order as the Fastify route:
-// request id → body budget → JSON body (the server's one parser) →
-// key → contract check → handler, and on the way out the same log line and
+// request id → key → body budget → JSON body (the server's one parser) →
+// contract check → handler, and on the way out the same log line and
 // metrics. Anything else (another path or method, a chunked, empty, oversized
 // or non-JSON body, a closing server) is left to Fastify untouched, which
 // answers it as it always has: both paths share the handlers, the contract
@@ -16,7 +16,8 @@ import querystring from 'node:querystring';
 import type { Logger } from 'pino';
 import { newId } from '../../db/ids';
 import { toAppError } from '../../errors';
-import type { BodyBudget } from '../../http/body-budget';
+import { bodyOverloaded, type BodyBudget, type BodyShare } from '../../http/body-budget';
+import type { ClientAddresses } from '../../http/client-address';
 import type { HttpDrain } from '../../http/drain';
 import { parseJsonBody } from '../../http/json-body';
 import { mediaType, operationChecks, type OpenApiContract, type OperationCheck } from '../../http/openapi-router';
@@ -33,6 +34,8 @@ export interface FastPathDeps {
   handlers: Record<string, DataPlaneHandler>;
   drain: HttpDrain;
   budget: BodyBudget;
+  /** Who sent a request, for the cap on bodies in flight per client. */
+  clientAddresses: ClientAddresses;
   logger: Logger;
   /** Largest body taken here; a larger one is Fastify's to refuse (413). */
   bodyLimit: number;
@@ -100,18 +103,29 @@ class FastReply implements CallReply {
   }
 }
 
-/** The body as text, or null when the client went away before it ended. */
-function readBody(req: IncomingMessage): Promise<string | null> {
-  return new Promise((resolve) => {
+/**
+ * The body as text, or null when the client went away before it ended. Each
+ * chunk is counted against the budget as it arrives; past it the read stops
+ * and the promise rejects with the 503.
+ */
+function readBody(req: IncomingMessage, share: BodyShare): Promise<string | null> {
+  return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
     const onData = (chunk: Buffer): void => {
+      if (!share.take(chunk.length)) {
+        cleanup();
+        req.pause();
+        reject(bodyOverloaded());
+        return;
+      }
       chunks.push(chunk);
       received += chunk.length;
     };
     // Node's parser ends the body after exactly Content-Length bytes; a connection lost earlier is 'close' without 'end'.
     const onEnd = (): void => {
       cleanup();
+      share.received();
       resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, received).toString('utf8'));
     };
     const onGone = (): void => {
@@ -165,7 +179,7 @@ export class DataPlaneFastPath {
     const length = Number(headers['content-length']);
     if (!Number.isSafeInteger(length) || length <= 0 || length > this.deps.bodyLimit) return false;
     this.served++;
-    void this.serve(req, res, route, url, length);
+    void this.serve(req, res, route, url);
     return true;
   }
 
@@ -174,7 +188,6 @@ export class DataPlaneFastPath {
     res: ServerResponse,
     route: { handler: DataPlaneHandler; check: OperationCheck },
     url: string,
-    length: number,
   ): Promise<void> {
     const started = performance.now();
     const { deps } = this;
@@ -195,8 +208,7 @@ export class DataPlaneFastPath {
       // Authenticate before reading the body: a caller without a valid key gets its 401 without the
       // gateway buffering (or budgeting for) what it sends, and learns nothing about the schema.
       request.apiKey = await deps.keyAuth.authenticate(req.headers);
-      deps.budget.hold(length, res);
-      const text = await readBody(req);
+      const text = await readBody(req, deps.budget.open(deps.clientAddresses.of(req), res));
       if (text === null) return;
       request.body = parseJsonBody(text);
       const params: Record<string, string> = {};

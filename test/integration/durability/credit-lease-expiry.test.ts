@@ -16,6 +16,59 @@ const TTL_MS = 1500;
 describe('durability: credit reservations of a gateway killed with -9', function () {
   this.timeout(120_000);
 
+  it('two gateway processes on one database, 200 calls at once split between them, against one limit: overshoot 0', async () => {
+    const db = await testDatabase();
+    const token = `tsxs_test_${randomBytes(16).toString('hex')}`;
+    const ports = [await freePort(), await freePort()];
+    const gateways: Awaited<ReturnType<typeof startGateway>>[] = [];
+    try {
+      // One after the other: the first makes the installation (bootstrap), the second joins it.
+      for (const port of ports) {
+        gateways.push(await startGateway({ DATABASE_URL: db.url, PORT: String(port), GATEWAY_BOOTSTRAP_TOKEN: token }));
+        await waitReady(`http://127.0.0.1:${port}`, gateways.at(-1)!);
+      }
+      const base = `http://127.0.0.1:${ports[0]}`;
+      const created = await fetch(`${base}/api/v1/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `two-${randomBytes(4).toString('hex')}`, dimension: '成本中心', model_scope: ['tsxt-fast'] }),
+      });
+      const key = (await created.json()) as { api_key: string; api_key_id: string };
+      const { account_id: accountId } = (await db.pool.query('select account_id from api_keys where id = $1', [key.api_key_id])).rows[0];
+      const month = (await db.pool.query(`select to_char(now() at time zone timezone, 'YYYY-MM') as m from accounts where id = $1`, [accountId])).rows[0].m;
+      const used = async () =>
+        BigInt((await db.pool.query('select coalesce(sum(amount_micros), 0)::bigint as n from account_month_usage where account_id = $1 and month = $2', [accountId, month])).rows[0].n);
+      const before = await used();
+      // Room for the worst case of a handful of these calls.
+      const limit = before + 20_000n;
+      await db.pool.query('update accounts set credit_limit_micros = $2 where id = $1', [accountId, String(limit)]);
+      await db.pool.query(`select pg_notify('gateway_accounts', $1)`, [accountId]);
+      await new Promise((r) => setTimeout(r, 300));
+      const statuses = await Promise.all(
+        Array.from({ length: 200 }, async (_, i) => {
+          const response = await fetch(`http://127.0.0.1:${ports[i % 2]}/v1/messages`, {
+            method: 'POST',
+            headers: { 'x-api-key': key.api_key, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'tsxt-fast', max_tokens: 256, messages: [{ role: 'user', content: 'Name three rivers in Europe.' }] }),
+          });
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      );
+      const answered = statuses.filter((s) => s === 200).length;
+      expect(statuses.filter((s) => s !== 200 && s !== 429)).to.deep.equal([]);
+      expect(answered).to.be.greaterThan(0);
+      expect(statuses.filter((s) => s === 429).length).to.be.greaterThan(0);
+      const after = await used();
+      expect(after <= limit, `settled ${after - before} past the room of ${limit - before}`).to.equal(true);
+      const records = await db.pool.query('select count(*)::int as n from usage_records where api_key_id = $1', [key.api_key_id]);
+      expect(records.rows[0].n).to.equal(answered);
+      process.stdout.write(`      two processes: ${answered} answered, ${200 - answered} refused, settled ${after - before} of ${limit - before} micro-units\n`);
+    } finally {
+      for (const gateway of gateways) killGateway(gateway);
+    }
+  });
+
   it(`expire within the lease TTL (${TTL_MS} ms here), and no settled usage is lost`, async () => {
     const db = await testDatabase();
     const port = await freePort();
@@ -43,6 +96,9 @@ describe('durability: credit reservations of a gateway killed with -9', function
       expect(created.status).to.equal(201);
       const key = (await created.json()) as { api_key: string; api_key_id: string };
       const { account_id: accountId } = (await db.pool.query('select account_id from api_keys where id = $1', [key.api_key_id])).rows[0];
+      const monthUsage = async () => BigInt((await db.pool.query('select coalesce(sum(amount_micros), 0)::bigint as n from account_month_usage where account_id = $1', [accountId])).rows[0].n);
+      // The bootstrap account is shared with other tests on this database: count from here.
+      const usageBefore = await monthUsage();
       // A limit far above these calls: the process holds a slice of headroom beside its calls in flight.
       await db.pool.query('update accounts set credit_limit_micros = 5000000 where id = $1', [accountId]);
       await db.pool.query(`select pg_notify('gateway_accounts', $1)`, [accountId]);
@@ -79,8 +135,7 @@ describe('durability: credit reservations of a gateway killed with -9', function
       const rows = await db.pool.query<{ request_id: string; amount_micros: string }>('select request_id, amount_micros from usage_records where api_key_id = $1', [key.api_key_id]);
       const recorded = new Set(rows.rows.map((r) => r.request_id));
       expect(answered.filter((id) => !recorded.has(id)), 'answered calls without a usage record').to.deep.equal([]);
-      const month = await db.pool.query('select coalesce(sum(amount_micros), 0)::bigint as n from account_month_usage where account_id = $1', [accountId]);
-      expect(BigInt(month.rows[0].n)).to.equal(rows.rows.reduce((sum, r) => sum + BigInt(r.amount_micros), 0n));
+      expect((await monthUsage()) - usageBefore).to.equal(rows.rows.reduce((sum, r) => sum + BigInt(r.amount_micros), 0n));
       process.stdout.write(`      ${held} micro-units held at the kill; no longer counted after ${freedAfter} ms (TTL ${TTL_MS} ms)\n`);
 
       // A new process starts with nothing reserved and answers.

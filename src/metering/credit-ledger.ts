@@ -134,7 +134,8 @@ export class CreditLedger {
       lease = { accountId: account.id, month, mirror: 0, inflight: 0, validUntil: 0, growing: null };
       this.leases.set(key, lease);
     }
-    if (lease.growing === null && performance.now() < lease.validUntil && lease.mirror - lease.inflight >= worst.micros) {
+    // The lease covers it: admitted at once, even while a grow for another call is in flight (the mirror never exceeds the row).
+    if (performance.now() < lease.validUntil && lease.mirror - lease.inflight >= worst.micros) {
       this.counts.local++;
       lease.inflight += worst.micros;
       return new Reservation(lease, worst.micros, null);

@@ -66,3 +66,14 @@ export function killGateway(gateway: GatewayProcess): void {
     }
   }
 }
+
+/** A key made through the REST API with the bootstrap session's token; throws unless it is 201. */
+export async function createKeyWithToken(base: string, token: string, name: string, modelScope: string[]): Promise<{ api_key: string; api_key_id: string }> {
+  const created = await fetch(`${base}/api/v1/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, dimension: '成本中心', model_scope: modelScope }),
+  });
+  if (created.status !== 201) throw new Error(`creating key ${name} failed: ${created.status} ${await created.text()}`);
+  return (await created.json()) as { api_key: string; api_key_id: string };
+}

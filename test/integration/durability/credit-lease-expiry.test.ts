@@ -9,7 +9,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { catalogJson, mockProvider } from '../../support/mock-catalog';
 import { freePort, testDatabase } from '../../support/db';
-import { killGateway, startGateway, waitReady } from '../../support/gateway-process';
+import { createKeyWithToken, killGateway, startGateway, waitReady } from '../../support/gateway-process';
 
 const TTL_MS = 1500;
 
@@ -28,12 +28,7 @@ describe('durability: credit reservations of a gateway killed with -9', function
         await waitReady(`http://127.0.0.1:${port}`, gateways.at(-1)!);
       }
       const base = `http://127.0.0.1:${ports[0]}`;
-      const created = await fetch(`${base}/api/v1/keys`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `two-${randomBytes(4).toString('hex')}`, dimension: '成本中心', model_scope: ['tsxt-fast'] }),
-      });
-      const key = (await created.json()) as { api_key: string; api_key_id: string };
+      const key = await createKeyWithToken(base, token, `two-${randomBytes(4).toString('hex')}`, ['tsxt-fast']);
       const { account_id: accountId } = (await db.pool.query('select account_id from api_keys where id = $1', [key.api_key_id])).rows[0];
       const month = (await db.pool.query(`select to_char(now() at time zone timezone, 'YYYY-MM') as m from accounts where id = $1`, [accountId])).rows[0].m;
       const used = async () =>
@@ -88,13 +83,7 @@ describe('durability: credit reservations of a gateway killed with -9', function
     let gateway = await startGateway(env);
     try {
       await waitReady(base, gateway);
-      const created = await fetch(`${base}/api/v1/keys`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `lease-${randomBytes(4).toString('hex')}`, dimension: '成本中心', model_scope: ['tsxt-quick', 'tsxt-slow'] }),
-      });
-      expect(created.status).to.equal(201);
-      const key = (await created.json()) as { api_key: string; api_key_id: string };
+      const key = await createKeyWithToken(base, token, `lease-${randomBytes(4).toString('hex')}`, ['tsxt-quick', 'tsxt-slow']);
       const { account_id: accountId } = (await db.pool.query('select account_id from api_keys where id = $1', [key.api_key_id])).rows[0];
       const monthUsage = async () => BigInt((await db.pool.query('select coalesce(sum(amount_micros), 0)::bigint as n from account_month_usage where account_id = $1', [accountId])).rows[0].n);
       // The bootstrap account is shared with other tests on this database: count from here.

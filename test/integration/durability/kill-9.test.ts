@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { freePort, testDatabase } from '../../support/db';
-import { killGateway, startGateway, waitReady } from '../../support/gateway-process';
+import { createKeyWithToken, killGateway, startGateway, waitReady } from '../../support/gateway-process';
 
 describe('durability: kill -9 under load', function () {
   this.timeout(120_000);
@@ -19,13 +19,7 @@ describe('durability: kill -9 under load', function () {
     let gateway = await startGateway(env);
     try {
       await waitReady(base, gateway);
-      const created = await fetch(`${base}/api/v1/keys`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `kill9-${randomBytes(4).toString('hex')}`, dimension: '成本中心', model_scope: ['tsxt-fast'] }),
-      });
-      expect(created.status).to.equal(201);
-      const key = (await created.json()) as { api_key: string; api_key_id: string };
+      const key = await createKeyWithToken(base, token, `kill9-${randomBytes(4).toString('hex')}`, ['tsxt-fast']);
 
       const answered: string[] = [];
       let failed = 0;

@@ -96,6 +96,9 @@ export interface AdmissionCounts {
   ledger: number;
   /** Round trips to gateway_credit_grow. */
   grows: number;
+  /** Seconds the `ledger` admissions waited in all, and the longest one (what reservations add to a call's latency beyond a few µs of CPU). */
+  ledgerWaitSeconds: number;
+  ledgerWaitMaxSeconds: number;
   lowered: number;
   refused: number;
 }
@@ -106,7 +109,7 @@ export class CreditLedger {
   private readonly leases = new Map<string, Lease>();
   private heartbeat: NodeJS.Timeout | undefined;
   private beating: Promise<void> | null = null;
-  readonly counts: AdmissionCounts = { local: 0, ledger: 0, grows: 0, lowered: 0, refused: 0 };
+  readonly counts: AdmissionCounts = { local: 0, ledger: 0, grows: 0, ledgerWaitSeconds: 0, ledgerWaitMaxSeconds: 0, lowered: 0, refused: 0 };
 
   constructor(
     private readonly pool: pg.Pool,
@@ -145,6 +148,17 @@ export class CreditLedger {
 
   private async admitFromLedger(lease: Lease, account: AdmissionRequest['account'], worst: WorstCase): Promise<Reservation> {
     this.counts.ledger++;
+    const started = performance.now();
+    try {
+      return await this.decideFromLedger(lease, account, worst);
+    } finally {
+      const waited = (performance.now() - started) / 1000;
+      this.counts.ledgerWaitSeconds += waited;
+      if (waited > this.counts.ledgerWaitMaxSeconds) this.counts.ledgerWaitMaxSeconds = waited;
+    }
+  }
+
+  private async decideFromLedger(lease: Lease, account: AdmissionRequest['account'], worst: WorstCase): Promise<Reservation> {
     const lowering = account.creditOverflow === 'lower_max_tokens';
     // What must fit at least: the whole worst case, or when lowering, the cheapest useful call.
     const minimum = lowering ? Math.min(worst.minimumMicros, worst.micros) : worst.micros;

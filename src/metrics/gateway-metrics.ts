@@ -39,7 +39,7 @@ export interface GatewayMetricsOptions {
   /** The neutral catalog model a requested name (or alias) stands for; undefined labels as `other`. */
   catalogModel: (name: string) => string | undefined;
   /** How credit admissions were decided, and the ledger's round trips to PostgreSQL (CreditLedger.counts). */
-  creditAdmissions?: () => { local: number; ledger: number; grows: number; lowered: number; refused: number };
+  creditAdmissions?: () => { local: number; ledger: number; grows: number; ledgerWaitSeconds: number; ledgerWaitMaxSeconds: number; lowered: number; refused: number };
 }
 
 export class GatewayMetrics {
@@ -150,6 +150,22 @@ export class GatewayMetrics {
         registers,
         collect() {
           this.set(admissions().grows);
+        },
+      });
+      new Gauge({
+        name: 'gateway_credit_ledger_wait_seconds_total',
+        help: 'Seconds calls waited for the credit ledger in all (the `ledger` admissions); every other admission is a few µs of CPU',
+        registers,
+        collect() {
+          this.set(admissions().ledgerWaitSeconds);
+        },
+      });
+      new Gauge({
+        name: 'gateway_credit_ledger_wait_max_seconds',
+        help: 'The longest wait of one call for the credit ledger since the process started',
+        registers,
+        collect() {
+          this.set(admissions().ledgerWaitMaxSeconds);
         },
       });
     }

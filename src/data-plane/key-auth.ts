@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type pg from 'pg';
 import { CHANNELS, type ChangeFeed } from '../db/change-feed';
 import { bearerToken } from '../http/bearer';
-import type { AccountView } from '../domain/accounts/account.service';
+import { parseCreditOverflow, type AccountView } from '../domain/accounts/account.service';
 import { hashSecret, isWellFormedSecret } from '../domain/keys/key-secret';
 import { effectiveStatus, type StoredStatus } from '../domain/keys/key-status';
 import { zoneDate } from '../domain/zone-time';
@@ -242,7 +242,7 @@ function accountOf(row: KeyRow): AccountView {
     timezone: row.timezone,
     currency: row.currency,
     creditLimitMicros: row.credit_limit_micros,
-    creditOverflow: row.credit_overflow === 'lower_max_tokens' ? 'lower_max_tokens' : 'refuse',
+    creditOverflow: parseCreditOverflow(row.credit_overflow),
     createdAt: row.account_created_at,
   };
 }

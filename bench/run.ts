@@ -20,7 +20,9 @@
 // gateway already running at URL; by default the bench starts the one in
 // node_modules, @portkey-ai/gateway, itself; --no-portkey skips it),
 // --rates 250,500,1000 and --paced-seconds 10 (the open-loop paced runs,
-// bench/paced.ts), BENCH_GATEWAY_STDOUT=1 keeps the gateway's stdout (its log
+// bench/paced.ts), --overhead-only (skip the credit-limit runs and the
+// in-process guardrail, assessor and admission benches: quick A/B runs of the
+// overhead tables), BENCH_GATEWAY_STDOUT=1 keeps the gateway's stdout (its log
 // lines, or what --node-arg=--trace-gc prints).
 //
 // It prints, in this order: saturation throughput of every target (bare
@@ -66,6 +68,7 @@ const { values: args } = parseArgs({
     'no-portkey': { type: 'boolean', default: false },
     rates: { type: 'string', default: '250,500,1000' },
     'paced-seconds': { type: 'string', default: '10' },
+    'overhead-only': { type: 'boolean', default: false },
   },
 });
 const RATES = args.rates.split(',').map(Number).filter((rate) => rate > 0);
@@ -485,6 +488,9 @@ interface PacedRow {
   stream: boolean;
   bare: PacedResult;
   gateway: PacedResult;
+  /** CPU (user + system) each target's processes spent per call over its run, µs: the bare proxy is the floor of a Node proxy at that rate. */
+  bareCpuUs: number;
+  gatewayCpuUs: number;
 }
 
 /** Bare proxy and gateway, one after the other, at each rate, plain then streamed. */
@@ -495,9 +501,15 @@ async function pacedRuns(bare: Target, gateway: Target, onGatewayRun: (rate: num
       const body = JSON.stringify({ model: MODEL, max_tokens: 256, ...(stream ? { stream: true } : {}), messages: [{ role: 'user', content: PROMPT }] });
       const run = (target: Target) => () =>
         pacedLoad({ origin: target.origin, path: '/v1/messages', headers: { 'anthropic-version': '2023-06-01', ...target.headers }, body, rate, seconds: PACED_SECONDS, stream });
-      const bareResult = await run(bare)();
-      const gatewayResult = await onGatewayRun(rate, stream, run(gateway));
-      rows.push({ rate, stream, bare: bareResult, gateway: gatewayResult });
+      const perCall = async (target: Target, measured: () => Promise<PacedResult>): Promise<[PacedResult, number]> => {
+        const pids = processTree(target.pid);
+        const before = cpuTimeUs(pids);
+        const result = await measured();
+        return [result, (cpuTimeUs(pids) - before) / Math.max(1, result.sent)];
+      };
+      const [bareResult, bareCpuUs] = await perCall(bare, run(bare));
+      const [gatewayResult, gatewayCpuUs] = await perCall(gateway, () => onGatewayRun(rate, stream, run(gateway)));
+      rows.push({ rate, stream, bare: bareResult, gateway: gatewayResult, bareCpuUs, gatewayCpuUs });
       out(
         `paced ${String(rate).padStart(5)} req/s ${stream ? 'stream' : 'plain '}  bare p50 ${fmt(sortedQuantile(bareResult.latencies, 0.5), 2)} p99 ${fmt(sortedQuantile(bareResult.latencies, 0.99), 2)} ms` +
           `  gateway p50 ${fmt(sortedQuantile(gatewayResult.latencies, 0.5), 2)} p99 ${fmt(sortedQuantile(gatewayResult.latencies, 0.99), 2)} ms` +
@@ -577,7 +589,7 @@ async function main(): Promise<void> {
   // What reservations add: plain runs at each paced rate, an account without a credit limit and one far
   // from its limit, alternated twice (A B A B) so that drift of the machine falls on both arms alike.
   const credited: Array<{ rate: number; without: PacedResult[]; with: PacedResult[]; grows: number; waited: number; waitSeconds: number }> = [];
-  if (gatewayTarget && RATES.length > 0) {
+  if (gatewayTarget && RATES.length > 0 && !args['overhead-only']) {
     const body = JSON.stringify({ model: MODEL, max_tokens: 256, messages: [{ role: 'user', content: PROMPT }] });
     const runAt = (rate: number) =>
       pacedLoad({ origin: gatewayTarget.origin, path: '/v1/messages', headers: { 'anthropic-version': '2023-06-01', ...gatewayTarget.headers }, body, rate, seconds: PACED_SECONDS, stream: false });
@@ -600,7 +612,7 @@ async function main(): Promise<void> {
     }
   }
   // 200 calls at once against a limit with room for a few: the overshoot (settled month − limit) must be 0.
-  const overshoot = gatewayTarget ? await creditOvershoot(gatewayTarget, databaseUrl) : undefined;
+  const overshoot = gatewayTarget && !args['overhead-only'] ? await creditOvershoot(gatewayTarget, databaseUrl) : undefined;
   const memory = rss.result();
 
   const summary = (name: string) => {
@@ -699,16 +711,16 @@ function printPaced(rows: PacedRow[], breakdown: { calls: number; before: Map<st
   const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
   out();
   out(`Added latency at a steady paced load (open loop, ${PACED_SECONDS} s per run, latency from each call's due time; added = gateway − bare proxy at the same rate):`);
-  out(`| req/s | call | bare p50 ms | bare p99 ms | gateway p50 ms | gateway p99 ms | added p50 ms | added p99 ms | calls > 10 ms added | TTFT added p50 / p99 ms | non-2xx bare / gateway |`);
-  out(`|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
-  for (const { rate, stream, bare, gateway } of rows) {
+  out(`| req/s | call | bare p50 ms | bare p99 ms | gateway p50 ms | gateway p99 ms | added p50 ms | added p99 ms | calls > 10 ms added | TTFT added p50 / p99 ms | CPU µs per call bare / gateway | non-2xx bare / gateway |`);
+  out(`|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
+  for (const { rate, stream, bare, gateway, bareCpuUs, gatewayCpuUs } of rows) {
     const q = (result: PacedResult, at: number): number => sortedQuantile(result.latencies, at);
     const ttft = stream
       ? `${fmt(sortedQuantile(gateway.firstText, 0.5) - sortedQuantile(bare.firstText, 0.5), 2)} / ${fmt(sortedQuantile(gateway.firstText, 0.99) - sortedQuantile(bare.firstText, 0.99), 2)}`
       : '–';
     out(
       `| ${rate} | ${stream ? 'streamed' : 'plain'} | ${fmt(q(bare, 0.5), 2)} | ${fmt(q(bare, 0.99), 2)} | ${fmt(q(gateway, 0.5), 2)} | ${fmt(q(gateway, 0.99), 2)} | ` +
-        `${fmt(q(gateway, 0.5) - q(bare, 0.5), 2)} | ${fmt(q(gateway, 0.99) - q(bare, 0.99), 2)} | ${fmt(shareAbove(gateway.latencies, q(bare, 0.5), 10) * 100, 1)} % | ${ttft} | ${bare.failed} / ${gateway.failed} |`,
+        `${fmt(q(gateway, 0.5) - q(bare, 0.5), 2)} | ${fmt(q(gateway, 0.99) - q(bare, 0.99), 2)} | ${fmt(shareAbove(gateway.latencies, q(bare, 0.5), 10) * 100, 1)} % | ${ttft} | ${fmt(bareCpuUs, 0)} / ${fmt(gatewayCpuUs, 0)} | ${bare.failed} / ${gateway.failed} |`,
     );
   }
   const top = rows.filter((row) => !row.stream).sort((a, b) => b.rate - a.rate)[0];
@@ -724,11 +736,17 @@ function printPaced(rows: PacedRow[], breakdown: { calls: number; before: Map<st
   const requestMs = meanMs('gateway_request_duration_seconds');
   const upstreamMs = meanMs('gateway_upstream_duration_seconds');
   const commitMs = (delta('gateway_usage_commit_wait_seconds_total') / Math.max(1, delta('gateway_usage_committed_total'))) * 1000;
+  const batches = delta('gateway_usage_commit_batches_total');
+  const statementMs = (delta('gateway_usage_commit_statement_seconds_total') / Math.max(1, batches)) * 1000;
   const gcMs = delta('nodejs_gc_duration_seconds_sum') * 1000;
   const cpuPerCall = breakdown.cpuUs / Math.max(1, calls);
   out();
   out(`Where the gateway's time went at ${top?.rate ?? '?'} req/s (plain calls, the gateway's own metrics over the run; mean per call):`);
   out(`- time in the gateway ${fmt(requestMs, 2)} ms = upstream call ${fmt(upstreamMs, 2)} ms + wait for the usage group commit ${fmt(commitMs, 2)} ms + own steps ${fmt(requestMs - upstreamMs - commitMs, 2)} ms`);
+  out(
+    `- the group commit: ${fmt(delta('gateway_usage_committed_total') / Math.max(1, batches), 2)} records per batch; a batch's statement takes ${fmt(statementMs, 2)} ms from send to answer; ` +
+      `the rest of the wait (${fmt(commitMs - statementMs, 2)} ms) is a record queueing behind the batch ahead of it and the tick that gathers a batch`,
+  );
   out(`- GC: ${fmt(gcMs / Math.max(1, calls), 3)} ms per call, ${fmt((gcMs / (PACED_SECONDS * 1000)) * 100, 1)} % of wall time; event-loop lag p99 ${fmt((after.get('nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000, 2)} ms, max ${fmt((after.get('nodejs_eventloop_lag_max_seconds') ?? Number.NaN) * 1000, 2)} ms`);
   out(`- CPU ${fmt(cpuPerCall, 0)} µs per plain call (target ≤ 150) ${verdict(cpuPerCall <= 150)}; peak RSS ${fmt(rssMb, 0)} MB (target ≤ 200) ${verdict(rssMb <= 200)}`);
 }
@@ -736,12 +754,14 @@ function printPaced(rows: PacedRow[], breakdown: { calls: number; before: Map<st
 let exitCode = 0;
 try {
   await main();
-  // The streamed output guardrails' own added latency and CPU, measured in this process (bench/guardrail-ttft.bench.ts).
-  await (await import('./guardrail-ttft.bench')).runGuardrailStreamBench();
-  // The complexity assessment's own cost per request (bench/routing-assessor.bench.ts).
-  (await import('./routing-assessor.bench')).runRoutingAssessorBench();
-  // Credit admission's own CPU per call (bench/credit-reservation.bench.ts).
-  await (await import('./credit-reservation.bench')).runCreditReservationBench();
+  if (!args['overhead-only']) {
+    // The streamed output guardrails' own added latency and CPU, measured in this process (bench/guardrail-ttft.bench.ts).
+    await (await import('./guardrail-ttft.bench')).runGuardrailStreamBench();
+    // The complexity assessment's own cost per request (bench/routing-assessor.bench.ts).
+    (await import('./routing-assessor.bench')).runRoutingAssessorBench();
+    // Credit admission's own CPU per call (bench/credit-reservation.bench.ts).
+    await (await import('./credit-reservation.bench')).runCreditReservationBench();
+  }
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   exitCode = 1;

@@ -114,8 +114,13 @@ export class UsageRecorder {
   private flushing: Promise<void> | null = null;
   private closed = false;
   private readonly observers: Array<(input: UsageRecordInput) => void> = [];
-  /** Records committed, and the seconds their replies waited in all for their group commit (metrics). */
-  readonly commits = { records: 0, waitSeconds: 0 };
+  /**
+   * Records committed, the seconds their replies waited in all for their
+   * group commit, and the batches' statements: how many, and their seconds
+   * from send to answer (metrics: wait − statement is the time a record
+   * queued behind the batch ahead of it).
+   */
+  readonly commits = { records: 0, waitSeconds: 0, batches: 0, statementSeconds: 0 };
 
   constructor(
     private readonly pool: pg.Pool,
@@ -152,8 +157,11 @@ export class UsageRecorder {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
+        const sent = performance.now();
         await this.write(batch);
         const now = performance.now();
+        this.commits.batches++;
+        this.commits.statementSeconds += (now - sent) / 1000;
         for (const p of batch) {
           this.commits.waitSeconds += (now - p.queued) / 1000;
           p.input.reservation?.settle();

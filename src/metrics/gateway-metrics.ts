@@ -34,7 +34,7 @@ export interface GatewayMetricsOptions {
   /** Usage records waiting for their group commit. */
   usageQueueDepth: () => number;
   /** Records committed so far, and the seconds their replies waited in all for the group commit. */
-  usageCommits: () => { records: number; waitSeconds: number };
+  usageCommits: () => { records: number; waitSeconds: number; batches: number; statementSeconds: number };
   /** Whether a requested model name is in the catalog (anything else is labelled `other`). */
   /** The neutral catalog model a requested name (or alias) stands for; undefined labels as `other`. */
   catalogModel: (name: string) => string | undefined;
@@ -124,6 +124,22 @@ export class GatewayMetrics {
       registers,
       collect() {
         this.set(commits().records);
+      },
+    });
+    new Gauge({
+      name: 'gateway_usage_commit_batches_total',
+      help: 'Group-commit statements sent (gateway_usage_committed_total / this is the mean batch)',
+      registers,
+      collect() {
+        this.set(commits().batches);
+      },
+    });
+    new Gauge({
+      name: 'gateway_usage_commit_statement_seconds_total',
+      help: 'Seconds the group-commit statements took in all, from send to answer (divide by gateway_usage_commit_batches_total for the mean)',
+      registers,
+      collect() {
+        this.set(commits().statementSeconds);
       },
     });
     this.keyLookups = new Counter({

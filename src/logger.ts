@@ -70,6 +70,19 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
+/** Log lines gathered before stdout is written (bytes), and how long a line may wait for more (ms). */
+export const LOG_BUFFER_BYTES = 4096;
+export const LOG_FLUSH_MS = 200;
+
+/**
+ * The process's logger: to `destination`, or to stdout in batches. One write
+ * per line handed every request's access-log line to a libuv thread (a
+ * wake-up and a context switch each); gathered, one write carries ~20 lines
+ * at 1,000 req/s, and a quiet gateway's lines leave within LOG_FLUSH_MS.
+ * Pino writes what is buffered on exit; `kill -9` loses at most the last
+ * LOG_FLUSH_MS of log lines (never a usage record: those are committed
+ * before the reply).
+ */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
+  return pino(loggerOptions(level), destination ?? pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS }));
 }

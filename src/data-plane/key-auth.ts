@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { CHANNELS, type ChangeFeed } from '../db/change-feed';
 import { bearerToken } from '../http/bearer';
 import { parseCreditOverflow, type AccountView } from '../domain/accounts/account.service';
-import { hashSecret, isWellFormedSecret } from '../domain/keys/key-secret';
+import { hashSecret, hasSecretShape, hasValidChecksum } from '../domain/keys/key-secret';
 import { effectiveStatus, type StoredStatus } from '../domain/keys/key-status';
 import { zoneDate } from '../domain/zone-time';
 import { AppError } from '../errors';
@@ -133,12 +133,16 @@ export class KeyAuthenticator {
     if (!secret) {
       throw new AppError('authentication', 'missing_api_key', 'An API key is required: send Authorization: Bearer tsxt-… or x-api-key');
     }
-    // Refused by checksum: a typo never costs a database round trip.
-    if (!isWellFormedSecret(secret)) throw new AppError('authentication', 'invalid_api_key', 'The API key is malformed');
+    const malformed = () => new AppError('authentication', 'invalid_api_key', 'The API key is malformed');
+    // Anything not shaped like a key is refused before it is hashed.
+    if (!hasSecretShape(secret)) throw malformed();
     const hash = hashSecret(secret);
     let entry = this.byHash.get(hash);
+    // A cached key passed its checksum when it was first looked up: one SHA-256 per call, not two.
     if (entry) this.onLookup('cached');
     else {
+      // Refused by checksum: a typo never costs a database round trip.
+      if (!hasValidChecksum(secret)) throw malformed();
       const until = this.unknown.get(hash);
       if (until !== undefined && until > Date.now()) {
         this.onLookup('not_found_cached');

@@ -749,6 +749,13 @@ function printPaced(rows: PacedRow[], breakdown: { calls: number; before: Map<st
   );
   out(`- GC: ${fmt(gcMs / Math.max(1, calls), 3)} ms per call, ${fmt((gcMs / (PACED_SECONDS * 1000)) * 100, 1)} % of wall time; event-loop lag p99 ${fmt((after.get('nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000, 2)} ms, max ${fmt((after.get('nodejs_eventloop_lag_max_seconds') ?? Number.NaN) * 1000, 2)} ms`);
   out(`- CPU ${fmt(cpuPerCall, 0)} µs per plain call (target ≤ 150) ${verdict(cpuPerCall <= 150)}; peak RSS ${fmt(rssMb, 0)} MB (target ≤ 200) ${verdict(rssMb <= 200)}`);
+  if (top) {
+    // The floor under any Node gateway on this machine: the bare proxy (no auth, routing, guardrails, metering) at the same rate.
+    out(
+      `- for scale, the bare proxy alone spent ${fmt(top.bareCpuUs, 0)} µs of CPU per call at ${top.rate} req/s (the gateway ${fmt(top.gatewayCpuUs, 0)}; ` +
+        `its own work is the difference, ${fmt(top.gatewayCpuUs - top.bareCpuUs, 0)} µs)`,
+    );
+  }
 }
 
 let exitCode = 0;

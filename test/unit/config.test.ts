@@ -8,7 +8,7 @@ describe('config', () => {
     expect(config.host).to.equal('127.0.0.1');
     expect(config.timezone).to.equal('UTC');
     expect(config.databaseUrl).to.equal(undefined);
-    expect(config.heapGrowthPercent).to.equal(15);
+    expect(config.heapGrowthPercent).to.equal(30);
     expect(config.bodyBudgetBytes).to.equal(undefined);
     expect(config.metricsToken).to.equal(undefined);
     expect(config.headersTimeoutMs).to.equal(15_000);

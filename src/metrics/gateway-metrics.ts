@@ -4,7 +4,8 @@
 // status codes only: never a key id, a secret, a path a caller typed, or
 // prompt text, so neither cardinality nor confidentiality depends on callers.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { UsageRecordInput } from '../metering/usage-recorder';
+import type { AdmissionCounts } from '../metering/credit-ledger';
+import type { UsageRecorder, UsageRecordInput } from '../metering/usage-recorder';
 import { UpstreamError, type ProviderAdapter, type ProviderCall } from '../providers/provider';
 import type { CanonicalEvent } from '../data-plane/canonical';
 
@@ -33,13 +34,12 @@ export function formOfPath(path: string): RequestForm | undefined {
 export interface GatewayMetricsOptions {
   /** Usage records waiting for their group commit. */
   usageQueueDepth: () => number;
-  /** Records committed so far, and the seconds their replies waited in all for the group commit. */
-  usageCommits: () => { records: number; waitSeconds: number; batches: number; statementSeconds: number };
-  /** Whether a requested model name is in the catalog (anything else is labelled `other`). */
+  /** Records committed so far, the seconds their replies waited for the group commit, and its statements (UsageRecorder.commits). */
+  usageCommits: () => UsageRecorder['commits'];
   /** The neutral catalog model a requested name (or alias) stands for; undefined labels as `other`. */
   catalogModel: (name: string) => string | undefined;
   /** How credit admissions were decided, and the ledger's round trips to PostgreSQL (CreditLedger.counts). */
-  creditAdmissions?: () => { local: number; ledger: number; grows: number; ledgerWaitSeconds: number; ledgerWaitMaxSeconds: number; lowered: number; refused: number };
+  creditAdmissions?: () => AdmissionCounts;
 }
 
 export class GatewayMetrics {
@@ -58,6 +58,17 @@ export class GatewayMetrics {
     private readonly options: GatewayMetricsOptions,
   ) {
     const registers = [registry];
+    // A gauge that reads a figure the gateway keeps anyway (totals, depths) at each scrape.
+    const readThrough = (name: string, help: string, read: () => number): void => {
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    };
     collectDefaultMetrics({ register: registry });
     this.requests = new Counter({
       name: 'gateway_requests_total',
@@ -110,38 +121,10 @@ export class GatewayMetrics {
       registers,
     });
     const commits = this.options.usageCommits;
-    new Gauge({
-      name: 'gateway_usage_commit_wait_seconds_total',
-      help: 'Seconds replies have waited in all for their usage record\'s group commit (divide by gateway_usage_committed_total for the mean)',
-      registers,
-      collect() {
-        this.set(commits().waitSeconds);
-      },
-    });
-    new Gauge({
-      name: 'gateway_usage_committed_total',
-      help: 'Usage records committed',
-      registers,
-      collect() {
-        this.set(commits().records);
-      },
-    });
-    new Gauge({
-      name: 'gateway_usage_commit_batches_total',
-      help: 'Group-commit statements sent (gateway_usage_committed_total / this is the mean batch)',
-      registers,
-      collect() {
-        this.set(commits().batches);
-      },
-    });
-    new Gauge({
-      name: 'gateway_usage_commit_statement_seconds_total',
-      help: 'Seconds the group-commit statements took in all, from send to answer (divide by gateway_usage_commit_batches_total for the mean)',
-      registers,
-      collect() {
-        this.set(commits().statementSeconds);
-      },
-    });
+    readThrough('gateway_usage_commit_wait_seconds_total', 'Seconds replies have waited in all for their usage record\'s group commit (divide by gateway_usage_committed_total for the mean)', () => commits().waitSeconds);
+    readThrough('gateway_usage_committed_total', 'Usage records committed', () => commits().records);
+    readThrough('gateway_usage_commit_batches_total', 'Group-commit statements sent (gateway_usage_committed_total / this is the mean batch)', () => commits().batches);
+    readThrough('gateway_usage_commit_statement_seconds_total', 'Seconds the group-commit statements took in all, from send to answer (divide by gateway_usage_commit_batches_total for the mean)', () => commits().statementSeconds);
     this.keyLookups = new Counter({
       name: 'gateway_key_lookups_total',
       help: 'Presented API keys by how they were resolved: cached, found or not_found by a database lookup, not_found_cached (negative cache), refused_busy (too many lookups waiting)',
@@ -160,40 +143,11 @@ export class GatewayMetrics {
           for (const path of ['local', 'ledger', 'lowered', 'refused'] as const) this.labels(path).set(counts[path]);
         },
       });
-      new Gauge({
-        name: 'gateway_credit_ledger_round_trips_total',
-        help: 'Round trips to the credit ledger in PostgreSQL (lease grows); accounts far from their limit make one per heartbeat period',
-        registers,
-        collect() {
-          this.set(admissions().grows);
-        },
-      });
-      new Gauge({
-        name: 'gateway_credit_ledger_wait_seconds_total',
-        help: 'Seconds calls waited for the credit ledger in all (the `ledger` admissions); every other admission is a few µs of CPU',
-        registers,
-        collect() {
-          this.set(admissions().ledgerWaitSeconds);
-        },
-      });
-      new Gauge({
-        name: 'gateway_credit_ledger_wait_max_seconds',
-        help: 'The longest wait of one call for the credit ledger since the process started',
-        registers,
-        collect() {
-          this.set(admissions().ledgerWaitMaxSeconds);
-        },
-      });
+      readThrough('gateway_credit_ledger_round_trips_total', 'Round trips to the credit ledger in PostgreSQL (lease grows); accounts far from their limit make one per heartbeat period', () => admissions().grows);
+      readThrough('gateway_credit_ledger_wait_seconds_total', 'Seconds calls waited for the credit ledger in all (the `ledger` admissions); every other admission is a few µs of CPU', () => admissions().ledgerWaitSeconds);
+      readThrough('gateway_credit_ledger_wait_max_seconds', 'The longest wait of one call for the credit ledger since the process started', () => admissions().ledgerWaitMaxSeconds);
     }
-    const depth = this.options.usageQueueDepth;
-    new Gauge({
-      name: 'gateway_usage_queue_depth',
-      help: 'Usage records waiting for their group commit',
-      registers,
-      collect() {
-        this.set(depth());
-      },
-    });
+    readThrough('gateway_usage_queue_depth', 'Usage records waiting for their group commit', this.options.usageQueueDepth);
   }
 
   // Label children per label set, so the hot path skips prom-client's label hashing.

@@ -138,8 +138,7 @@ export class CreditLedger {
     // The lease covers it: admitted at once, even while a grow for another call is in flight (the mirror never exceeds the row).
     if (performance.now() < lease.validUntil && lease.mirror - lease.inflight >= worst.micros) {
       this.counts.local++;
-      lease.inflight += worst.micros;
-      return new Reservation(lease, worst.micros, null);
+      return reserve(lease, worst.micros);
     }
     return this.admitFromLedger(lease, account, worst);
   }
@@ -164,10 +163,7 @@ export class CreditLedger {
       // A grow in flight may bring enough for this call too.
       while (lease.growing) await lease.growing;
       const free = this.free(lease);
-      if (free >= worst.micros) {
-        lease.inflight += worst.micros;
-        return new Reservation(lease, worst.micros, null);
-      }
+      if (free >= worst.micros) return reserve(lease, worst.micros);
       // Another call of this process may take a grant first (they wake in turn): a few rounds, then the answer stands.
       if (grows === 3) break;
       const growing = this.grow(lease, Math.max(0, minimum - free), worst.micros - free);
@@ -184,16 +180,13 @@ export class CreditLedger {
       // The account's headroom is short of even the minimum: no later round changes that.
       if (granted === 0 && minimum > free) break;
     }
+    // Calls settled while this one waited may have freed enough.
     const available = this.free(lease);
-    if (available >= worst.micros) {
-      lease.inflight += worst.micros;
-      return new Reservation(lease, worst.micros, null);
-    }
+    if (available >= worst.micros) return reserve(lease, worst.micros);
     const fit = lowering ? worst.fitOutput(available) : null;
     if (fit) {
       this.counts.lowered++;
-      lease.inflight += fit.micros;
-      return new Reservation(lease, fit.micros, { from: worst.maxTokens, to: fit.maxTokens });
+      return reserve(lease, fit.micros, { from: worst.maxTokens, to: fit.maxTokens });
     }
     this.counts.refused++;
     throw creditRefusal(worst.micros, Math.max(0, available), account.currency);
@@ -286,6 +279,12 @@ export class CreditLedger {
       this.options.logger.warn({ err: error }, 'credit leases not given back at shutdown; they expire');
     });
   }
+}
+
+/** Holds `micros` of the lease for one call. */
+function reserve(lease: Lease, micros: number, lowered: { from: number; to: number } | null = null): Reservation {
+  lease.inflight += micros;
+  return new Reservation(lease, micros, lowered);
 }
 
 export function creditRefusal(worstMicros: number, availableMicros: number, currency: string): AppError {

@@ -128,13 +128,15 @@ export function worstCase(input: WorstCaseInput): WorstCase {
   const requested = request.maxTokens;
   // A caller's own thinking budget must stay below max_tokens (Anthropic refuses otherwise).
   const floor = Math.min(requested, MIN_USEFUL_OUTPUT_TOKENS + (request.thinking?.type === 'enabled' ? (request.thinking.budgetTokens ?? 0) : 0));
+  const micros = total(requested);
+  const minimumMicros = total(floor);
   return {
-    micros: total(requested),
+    micros,
     maxTokens: requested,
-    minimumMicros: total(floor),
+    minimumMicros,
     fitOutput(available) {
-      if (total(requested) <= available) return { maxTokens: requested, micros: total(requested) };
-      if (floor >= requested || total(floor) > available) return null;
+      if (micros <= available) return { maxTokens: requested, micros };
+      if (floor >= requested || minimumMicros > available) return null;
       // Above the floor the cost only grows with max_tokens (a forced thinking budget is below it): the largest that fits, by bisection.
       let lo = floor;
       let hi = requested;

@@ -572,17 +572,15 @@ async function main(): Promise<void> {
   const bareTarget = targets.find((t) => t.name === 'bare');
   const gatewayTarget = targets.find((t) => t.name === 'gateway');
   let paced: PacedRow[] = [];
-  let breakdown: { calls: number; before: Map<string, number>; after: Map<string, number>; cpuUs: number } | undefined;
+  let breakdown: Breakdown | undefined;
   if (bareTarget && gatewayTarget && RATES.length > 0) {
     const top = Math.max(...RATES);
     out();
     paced = await pacedRuns(bareTarget, gatewayTarget, async (rate, stream, run) => {
       if (rate !== top || stream) return run();
       const before = await scrapeMetrics(gateway.origin);
-      const cpuBefore = cpuTimeUs(processTree(gateway.child.pid!));
       const result = await run();
-      const cpuUs = cpuTimeUs(processTree(gateway.child.pid!)) - cpuBefore;
-      breakdown = { calls: result.sent, before, after: await scrapeMetrics(gateway.origin), cpuUs };
+      breakdown = { calls: result.sent, before, after: await scrapeMetrics(gateway.origin) };
       return result;
     });
   }
@@ -707,7 +705,14 @@ async function main(): Promise<void> {
 }
 
 /** The paced table, the targets at the highest rate, and where the gateway's time went there. */
-function printPaced(rows: PacedRow[], breakdown: { calls: number; before: Map<string, number>; after: Map<string, number>; cpuUs: number } | undefined, rssMb: number): void {
+/** The gateway's metrics before and after the plain run at the top paced rate. */
+interface Breakdown {
+  calls: number;
+  before: Map<string, number>;
+  after: Map<string, number>;
+}
+
+function printPaced(rows: PacedRow[], breakdown: Breakdown | undefined, rssMb: number): void {
   const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
   out();
   out(`Added latency at a steady paced load (open loop, ${PACED_SECONDS} s per run, latency from each call's due time; added = gateway − bare proxy at the same rate):`);
@@ -729,7 +734,7 @@ function printPaced(rows: PacedRow[], breakdown: { calls: number; before: Map<st
     const added99 = sortedQuantile(top.gateway.latencies, 0.99) - sortedQuantile(top.bare.latencies, 0.99);
     out(`targets at ${top.rate} req/s, plain: p50 added ${fmt(added50, 2)} ms (≤ 1) ${verdict(added50 <= 1)}; p99 added ${fmt(added99, 2)} ms (≤ 5) ${verdict(added99 <= 5)}; all 2xx ${verdict(top.gateway.failed === 0 && top.gateway.ok === top.gateway.sent)}`);
   }
-  if (!breakdown) return;
+  if (!breakdown || !top) return;
   const { before, after, calls } = breakdown;
   const delta = (name: string): number => (after.get(name) ?? 0) - (before.get(name) ?? 0);
   const meanMs = (name: string): number => (delta(`${name}_sum`) / Math.max(1, delta(`${name}_count`))) * 1000;
@@ -739,9 +744,9 @@ function printPaced(rows: PacedRow[], breakdown: { calls: number; before: Map<st
   const batches = delta('gateway_usage_commit_batches_total');
   const statementMs = (delta('gateway_usage_commit_statement_seconds_total') / Math.max(1, batches)) * 1000;
   const gcMs = delta('nodejs_gc_duration_seconds_sum') * 1000;
-  const cpuPerCall = breakdown.cpuUs / Math.max(1, calls);
+  const cpuPerCall = top.gatewayCpuUs;
   out();
-  out(`Where the gateway's time went at ${top?.rate ?? '?'} req/s (plain calls, the gateway's own metrics over the run; mean per call):`);
+  out(`Where the gateway's time went at ${top.rate} req/s (plain calls, the gateway's own metrics over the run; mean per call):`);
   out(`- time in the gateway ${fmt(requestMs, 2)} ms = upstream call ${fmt(upstreamMs, 2)} ms + wait for the usage group commit ${fmt(commitMs, 2)} ms + own steps ${fmt(requestMs - upstreamMs - commitMs, 2)} ms`);
   out(
     `- the group commit: ${fmt(delta('gateway_usage_committed_total') / Math.max(1, batches), 2)} records per batch; a batch's statement takes ${fmt(statementMs, 2)} ms from send to answer; ` +
@@ -749,13 +754,8 @@ function printPaced(rows: PacedRow[], breakdown: { calls: number; before: Map<st
   );
   out(`- GC: ${fmt(gcMs / Math.max(1, calls), 3)} ms per call, ${fmt((gcMs / (PACED_SECONDS * 1000)) * 100, 1)} % of wall time; event-loop lag p99 ${fmt((after.get('nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000, 2)} ms, max ${fmt((after.get('nodejs_eventloop_lag_max_seconds') ?? Number.NaN) * 1000, 2)} ms`);
   out(`- CPU ${fmt(cpuPerCall, 0)} µs per plain call (target ≤ 150) ${verdict(cpuPerCall <= 150)}; peak RSS ${fmt(rssMb, 0)} MB (target ≤ 200) ${verdict(rssMb <= 200)}`);
-  if (top) {
-    // The floor under any Node gateway on this machine: the bare proxy (no auth, routing, guardrails, metering) at the same rate.
-    out(
-      `- for scale, the bare proxy alone spent ${fmt(top.bareCpuUs, 0)} µs of CPU per call at ${top.rate} req/s (the gateway ${fmt(top.gatewayCpuUs, 0)}; ` +
-        `its own work is the difference, ${fmt(top.gatewayCpuUs - top.bareCpuUs, 0)} µs)`,
-    );
-  }
+  // The floor under any Node gateway on this machine: the bare proxy (no auth, routing, guardrails, metering) at the same rate.
+  out(`- for scale, the bare proxy alone spent ${fmt(top.bareCpuUs, 0)} µs of CPU per call at ${top.rate} req/s; the gateway's own work is the difference, ${fmt(cpuPerCall - top.bareCpuUs, 0)} µs`);
 }
 
 let exitCode = 0;

@@ -71,8 +71,8 @@ export function loggerOptions(level: string): LoggerOptions {
 }
 
 /** Log lines gathered before stdout is written (bytes), and how long a line may wait for more (ms). */
-export const LOG_BUFFER_BYTES = 4096;
-export const LOG_FLUSH_MS = 200;
+const LOG_BUFFER_BYTES = 4096;
+const LOG_FLUSH_MS = 200;
 
 /**
  * The process's logger: to `destination`, or to stdout in batches. One write

@@ -264,6 +264,9 @@ async function secureCluster(connection: SuperuserClient, credentials: EmbeddedC
   }
 }
 
+/** SQL: the schema named by `column` is the database's own, not one of PostgreSQL's. */
+const userSchema = (column: string): string => `${column} not in ('pg_catalog', 'information_schema') and ${column} not like 'pg\\_%'`;
+
 /**
  * Gives the gateway's role every object the superuser made in the database
  * (a cluster from before the gateway's role ran its migrations as the
@@ -281,28 +284,28 @@ declare
 begin
   for statement in
     select format('alter schema %I owner to ${APP_ROLE}', nspname) from pg_namespace
-     where nspowner = mine and nspname not in ('pg_catalog', 'information_schema') and nspname not like 'pg\\_%'
+     where nspowner = mine and ${userSchema('nspname')}
   loop execute statement; end loop;
   -- Tables (with their indexes and the sequences their columns own) before free-standing sequences.
   for statement in
     select format('alter %s %s owner to ${APP_ROLE}', case c.relkind when 'v' then 'view' when 'm' then 'materialized view' when 'f' then 'foreign table' else 'table' end, c.oid::regclass)
       from pg_class c join pg_namespace n on n.oid = c.relnamespace
-     where c.relowner = mine and c.relkind in ('r', 'p', 'v', 'm', 'f') and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'
+     where c.relowner = mine and c.relkind in ('r', 'p', 'v', 'm', 'f') and ${userSchema('n.nspname')}
   loop execute statement; end loop;
   for statement in
     select format('alter sequence %s owner to ${APP_ROLE}', c.oid::regclass)
       from pg_class c join pg_namespace n on n.oid = c.relnamespace
-     where c.relowner = mine and c.relkind = 'S' and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'
+     where c.relowner = mine and c.relkind = 'S' and ${userSchema('n.nspname')}
   loop execute statement; end loop;
   for statement in
     select format('alter type %s owner to ${APP_ROLE}', t.oid::regtype)
       from pg_type t join pg_namespace n on n.oid = t.typnamespace
-     where t.typowner = mine and t.typtype in ('e', 'd', 'r', 'm') and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'
+     where t.typowner = mine and t.typtype in ('e', 'd', 'r', 'm') and ${userSchema('n.nspname')}
   loop execute statement; end loop;
   for statement in
     select format('alter routine %s owner to ${APP_ROLE}', p.oid::regprocedure)
       from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-     where p.proowner = mine and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'
+     where p.proowner = mine and ${userSchema('n.nspname')}
   loop execute statement; end loop;
 end $$`);
   } finally {

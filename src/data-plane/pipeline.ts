@@ -299,7 +299,7 @@ const SDK_RETRY_MAX_MS = 60_000;
  * wait is until the first of them frees up; the SDKs sleep for it before
  * their retry, which the gateway then sends upstream.
  */
-export function rateLimitedError(tier: Tier, waitMs: number): AppError {
+function rateLimitedError(tier: Tier, waitMs: number): AppError {
   const ms = Math.max(1, Math.ceil(waitMs));
   const seconds = Math.ceil(ms / 1000);
   return new AppError('rate_limit', RATE_LIMITED, `every upstream deployment of the ${tier} tier is rate limited; retry in ${seconds} s`, {

@@ -173,7 +173,11 @@ export class Pipeline {
     const reservation = identity.reservation ?? null;
 
     let lastError: UpstreamError | undefined;
+    /** The last failure that was not a 429: it decides the answer when no deployment answered. */
+    let failed: UpstreamError | undefined;
     const skipped: Deployment[] = [];
+    // What each rate-limited deployment of the tier still asks to be left alone for (ms).
+    const limited: number[] = [];
     const attempt = async (deployment: Deployment): Promise<Call | 'next' | 'stop'> => {
       const route: RouteInfo = {
         tier,
@@ -202,19 +206,30 @@ export class Pipeline {
           throw new AppError('invalid_request', 'client_closed', 'client closed the request', { status: 499 });
         }
         lastError = error;
-        // A refusal of the request itself (400, 401, 404) is an answer: the deployment is up.
-        if (error.retryable) this.deps.breaker.failure(deploymentId(deployment));
-        else this.deps.breaker.success(deploymentId(deployment));
+        if (error.failure === 'http' && error.status === 429) limited.push(this.deps.breaker.rateLimited(deploymentId(deployment), error.retryAfterMs));
+        else {
+          failed = error;
+          // A refusal of the request itself (400, 401, 404) is an answer: the deployment is up.
+          if (error.retryable) this.deps.breaker.failure(deploymentId(deployment));
+          else this.deps.breaker.success(deploymentId(deployment));
+        }
         this.deps.logger.warn(
-          { request_id: ctx.requestId, deployment: deploymentId(deployment), failure: error.failure, status: error.status },
+          { request_id: ctx.requestId, deployment: deploymentId(deployment), failure: error.failure, status: error.status, retry_after_ms: error.retryAfterMs },
           'upstream failed before the first byte',
         );
         return error.retryable ? 'next' : 'stop';
       }
     };
     for (const deployment of candidates) {
+      const id = deploymentId(deployment);
+      // A rate-limited deployment is not called before its window has passed, whatever else happens.
+      const wait = this.deps.breaker.limitedFor(id);
+      if (wait > 0) {
+        limited.push(wait);
+        continue;
+      }
       // A cooled-down deployment is skipped while another may answer.
-      if (!this.deps.breaker.tryAcquire(deploymentId(deployment))) {
+      if (!this.deps.breaker.tryAcquire(id)) {
         skipped.push(deployment);
         continue;
       }
@@ -227,8 +242,13 @@ export class Pipeline {
       const outcome = await attempt(skipped[0]);
       if (outcome instanceof Call) return outcome;
     }
-    await this.recordRefusal(ctx, identity, 'upstream_error', lastError?.failure ?? 'no_deployment');
-    throw upstreamAppError(lastError);
+    if (limited.length > 0 && failed === undefined) {
+      // Rate limited wherever a call could go (the rest, if any, cooled down): back when the first one frees up.
+      await this.recordRefusal(ctx, identity, 'upstream_error', RATE_LIMITED);
+      throw rateLimitedError(tier, Math.min(...limited));
+    }
+    await this.recordRefusal(ctx, identity, 'upstream_error', failed?.failure ?? 'no_deployment');
+    throw upstreamAppError(failed);
   }
 
   /** A call that never reached an answer is still on record (zero tokens). */
@@ -263,20 +283,51 @@ export class Pipeline {
   }
 }
 
-/** What the client sees when no deployment answered before the first byte. */
+/** The code of a call refused because every deployment of its tier is rate limited (reply and usage record). */
+const RATE_LIMITED = 'rate_limit_exceeded';
+
+/**
+ * Past this wait the reply says `x-should-retry: false`: the openai client
+ * ignores a longer retry-after and would retry within a second into another
+ * certain 429, and a client should not sit inside one SDK call for minutes.
+ */
+const SDK_RETRY_MAX_MS = 60_000;
+
+/**
+ * The 429 of a call only rate-limited deployments could serve, in both
+ * forms' rate-limit shape (the official clients raise RateLimitError). The
+ * wait is until the first of them frees up; the SDKs sleep for it before
+ * their retry, which the gateway then sends upstream.
+ */
+function rateLimitedError(tier: Tier, waitMs: number): AppError {
+  const ms = Math.max(1, Math.ceil(waitMs));
+  const seconds = Math.ceil(ms / 1000);
+  return new AppError('rate_limit', RATE_LIMITED, `every upstream deployment of the ${tier} tier is rate limited; retry in ${seconds} s`, {
+    headers: { 'retry-after': String(seconds), 'retry-after-ms': String(ms), 'x-should-retry': ms <= SDK_RETRY_MAX_MS ? 'true' : 'false' },
+  });
+}
+
+/** What the client sees when no deployment answered before the first byte, and not because all were rate limited. */
 export function upstreamAppError(error: UpstreamError | undefined): AppError {
-  if (error?.failure === 'http' && error.status !== undefined && error.status < 500 && error.status !== 429) {
+  if (error?.failure === 'http' && error.status !== undefined && error.status < 500) {
     // The upstream refused the request itself (e.g. 400): pass its verdict on.
     return new AppError(error.status === 404 ? 'not_found' : 'invalid_request', 'upstream_rejected', `upstream rejected the request: ${error.message}`, {
       status: error.status === 404 ? 404 : 400,
     });
   }
-  if (error?.failure === 'http' && error.status === 429) {
-    return new AppError('unavailable', 'upstream_overloaded', 'every upstream deployment is rate limited; retry shortly', {
+  if (error !== undefined && isOverload(error)) {
+    // Real overload keeps Anthropic's own answer for it, which the official clients retry.
+    const seconds = Math.max(2, Math.ceil((error.retryAfterMs ?? 0) / 1000));
+    return new AppError('unavailable', 'upstream_overloaded', 'every upstream deployment is overloaded; retry shortly', {
       status: 529,
-      headers: { 'retry-after': '2' },
+      headers: { 'retry-after': String(seconds) },
     });
   }
   const reason = error ? `${error.failure}${error.status ? ` ${error.status}` : ''}` : 'no deployment available';
   return new AppError('upstream', 'upstream_unavailable', `no upstream deployment answered (${reason})`);
+}
+
+/** An upstream saying it is overloaded: 529, 503, or Anthropic's `overloaded_error` type. */
+function isOverload(error: UpstreamError): boolean {
+  return (error.failure === 'http' && (error.status === 529 || error.status === 503)) || error.upstreamType === 'overloaded_error';
 }

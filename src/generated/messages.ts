@@ -1056,13 +1056,14 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
-        /** @description `rate_limit_error`: the account reached its monthly credit limit (`x-should-retry: false`) or a rate limit. */
+        /** @description `rate_limit_error`: the account reached its monthly credit limit (`x-should-retry: false`), a rate limit, or every upstream deployment of the route is rate limited (code `rate_limit_exceeded`; `retry-after` is the wait until the first frees up). */
         AnthropicRateLimited: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 "x-request-id": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
                 "retry-after": components["headers"]["RetryAfter"];
+                "retry-after-ms": components["headers"]["RetryAfterMs"];
                 [name: string]: unknown;
             };
             content: {
@@ -1171,13 +1172,14 @@ export interface components {
                 "application/json": components["schemas"]["OpenAIError"];
             };
         };
-        /** @description `rate_limit_error`: the account reached its monthly credit limit (`x-should-retry: false`) or a rate limit. */
+        /** @description `rate_limit_error`: the account reached its monthly credit limit (`x-should-retry: false`), a rate limit, or every upstream deployment of the route is rate limited (code `rate_limit_exceeded`; `retry-after` is the wait until the first frees up). */
         OpenAIRateLimited: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 "x-request-id": components["headers"]["XRequestId"];
                 "x-should-retry": components["headers"]["XShouldRetry"];
                 "retry-after": components["headers"]["RetryAfter"];
+                "retry-after-ms": components["headers"]["RetryAfterMs"];
                 [name: string]: unknown;
             };
             content: {
@@ -1317,6 +1319,8 @@ export interface components {
         XShouldRetry: "true" | "false";
         /** @description Seconds to wait before retrying, when known. */
         RetryAfter: number;
+        /** @description The same wait in milliseconds, which the official clients read first. */
+        RetryAfterMs: number;
     };
     pathItems: never;
 }

@@ -29,6 +29,8 @@ export class UpstreamError extends Error {
     readonly status?: number,
     /** The upstream's own error type, e.g. `overloaded_error`, when it sent one. */
     readonly upstreamType?: string,
+    /** How long the upstream asked to be left alone (`retry-after`, `retry-after-ms`), when it said. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'UpstreamError';

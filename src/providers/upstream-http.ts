@@ -15,6 +15,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { ProviderConfig } from '../routing/catalog.types';
 import { abortedError, UpstreamError } from './provider';
+import { retryAfterMs } from './retry-after';
 import { parseSseStream, type SseEvent } from './sse-parser';
 
 export interface UpstreamHttpRequest {
@@ -73,7 +74,7 @@ export class UpstreamPool {
     if (exchange.status < 200 || exchange.status >= 300) {
       try {
         const text = await exchange.readText(MAX_ERROR_BODY_BYTES);
-        throw httpError(exchange.status, text);
+        throw httpError(exchange.status, text, retryAfterMs(exchange.headers));
       } finally {
         exchange.close();
       }
@@ -195,6 +196,10 @@ export class UpstreamExchange {
 
   get status(): number {
     return this.res.statusCode ?? 0;
+  }
+
+  get headers(): http.IncomingHttpHeaders {
+    return this.res.headers;
   }
 
   /** Whether the upstream answered with a JSON body (some servers ignore `stream: true`). */
@@ -369,7 +374,7 @@ function describe(error: unknown): string {
  * (Anthropic adds a top-level `type: "error"`; OpenAI-compatible servers put
  * the kind in `type` or only in `code`).
  */
-function httpError(status: number, bodyText: string): UpstreamError {
+function httpError(status: number, bodyText: string, retryAfter: number | undefined): UpstreamError {
   let message = bodyText.trim().slice(0, 500) || `upstream answered HTTP ${status}`;
   let upstreamType: string | undefined;
   try {
@@ -386,7 +391,7 @@ function httpError(status: number, bodyText: string): UpstreamError {
   } catch {
     // Not JSON (a proxy's HTML page, say): the trimmed text is the message.
   }
-  return new UpstreamError('http', message, status, upstreamType);
+  return new UpstreamError('http', message, status, upstreamType, retryAfter);
 }
 
 /** Parses one SSE data payload; a malformed one means the stream cannot be trusted. */

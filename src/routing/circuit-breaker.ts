@@ -1,6 +1,10 @@
 // Per-deployment circuit breaker. After `threshold` consecutive failures a
 // deployment is cooled down (open) for `cooldownMs`; then one probe call is
 // let through (half-open): success closes the circuit, failure reopens it.
+// An upstream 429 is not a failure but a window: the deployment answered, and
+// asked not to be called again for a while, so no call goes to it until that
+// window has passed (DESIGN §14). The state lives in the process (README,
+// Operations).
 import type { BreakerOptions } from './catalog.types';
 
 export type { BreakerOptions } from './catalog.types';
@@ -10,11 +14,21 @@ export type CircuitState = 'closed' | 'open' | 'half_open';
 interface Circuit {
   failures: number;
   openedAt: number | null;
+  /** When the deployment's rate-limit window ends; null or past when it is not rate limited. */
+  limitedUntil: number | null;
   /** When the half-open probe was let through; null while none is out. */
   probeAt: number | null;
 }
 
 export const DEFAULT_BREAKER: Readonly<BreakerOptions> = { threshold: 3, cooldownMs: 30_000 };
+
+/** The window of a 429 that named no wait (`retry-after`, `retry-after-ms`). */
+export const DEFAULT_RATE_LIMIT_MS = 1_000;
+/**
+ * The longest window one 429 opens: a far-off HTTP-date (a skewed clock, a
+ * daily quota) is trusted for an hour, then one call asks the upstream again.
+ */
+export const MAX_RATE_LIMIT_MS = 3_600_000;
 
 /** Options for every deployment, or per deployment id (e.g. from its provider's catalog entry). */
 export type BreakerConfig = BreakerOptions | ((id: string) => BreakerOptions);
@@ -33,7 +47,7 @@ export class CircuitBreaker {
 
   private circuit(id: string): Circuit {
     let c = this.circuits.get(id);
-    if (!c) this.circuits.set(id, (c = { failures: 0, openedAt: null, probeAt: null }));
+    if (!c) this.circuits.set(id, (c = { failures: 0, openedAt: null, limitedUntil: null, probeAt: null }));
     return c;
   }
 
@@ -43,8 +57,15 @@ export class CircuitBreaker {
     return this.now() - c.openedAt >= this.options(id).cooldownMs ? 'half_open' : 'open';
   }
 
+  /** Milliseconds until the deployment's rate-limit window ends; 0 when it is not rate limited. */
+  limitedFor(id: string): number {
+    const until = this.circuits.get(id)?.limitedUntil ?? null;
+    return until === null ? 0 : Math.max(0, until - this.now());
+  }
+
   /** Whether a call may go to this deployment now; claims the single half-open probe. */
   tryAcquire(id: string): boolean {
+    if (this.limitedFor(id) > 0) return false;
     const state = this.state(id);
     if (state === 'closed') return true;
     if (state === 'open') return false;
@@ -60,6 +81,23 @@ export class CircuitBreaker {
     c.failures = 0;
     c.openedAt = null;
     c.probeAt = null;
+  }
+
+  /**
+   * The deployment answered 429: no call goes to it for the wait it asked
+   * (`DEFAULT_RATE_LIMIT_MS` when it named none, at most `MAX_RATE_LIMIT_MS`).
+   * A window already open is only ever lengthened. It answered, so its
+   * circuit closes as on a success. Returns the window from now, in ms.
+   */
+  rateLimited(id: string, askedMs: number | undefined): number {
+    const c = this.circuit(id);
+    const wait = Math.min(askedMs ?? DEFAULT_RATE_LIMIT_MS, MAX_RATE_LIMIT_MS);
+    const now = this.now();
+    c.limitedUntil = Math.max(c.limitedUntil ?? 0, now + wait);
+    c.failures = 0;
+    c.openedAt = null;
+    c.probeAt = null;
+    return c.limitedUntil - now;
   }
 
   failure(id: string): void {

@@ -86,6 +86,8 @@ export interface RecordedRequest {
   rawBody: string;
   /** Which TCP connection carried the request (1, 2, …): equal ids mean keep-alive reuse. */
   connection: number;
+  /** When the whole request had arrived (Date.now()). */
+  receivedAt: number;
   /** The client closed the connection before the reply was complete. */
   closedEarly: boolean;
   /** Resolves when the exchange is over, either way. */
@@ -147,6 +149,7 @@ async function startFake(protocol: Protocol): Promise<FakeUpstream> {
         body,
         rawBody,
         connection: connections.get(req.socket) ?? 0,
+        receivedAt: Date.now(),
         closedEarly: false,
         ended: new Promise<void>((resolve) => {
           markEnded = resolve;

@@ -1,14 +1,17 @@
 // Upstream faults as a caller notices them: latency shows up in the first
 // byte (and the record says so), a 5xx before the first byte falls back to
-// the next deployment of the tier, a reset mid-stream ends the stream with an
-// `error` event and is billed for what was produced, and a client that reads
-// slowly holds the stream back instead of growing the gateway's memory.
+// the next deployment of the tier, a tier whose every deployment is down,
+// overloaded or rate limited answers 502, 529 or 429 in the caller's form, a
+// reset mid-stream ends the stream with an `error` event and is billed for
+// what was produced, and a client that reads slowly holds the stream back
+// instead of growing the gateway's memory.
 import net from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { expect } from 'chai';
 import { createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
 import { testDatabase } from '../../support/db';
 import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from '../../support/fake-upstreams';
+import { call, requestBody } from '../../support/data-plane';
 import { catalogJson, mockProvider } from '../../support/mock-catalog';
 import { messagesBody, startCall } from '../../support/sse-client';
 
@@ -50,6 +53,7 @@ describe('faults: upstream failures as the caller sees them', function () {
         {
           slow: mockProvider({ latency_ms: 400 }),
           broken: mockProvider({ fail_rate: 1, fail_status: 503 }),
+          failing: mockProvider({ fail_rate: 1, fail_status: 500 }),
           healthy: mockProvider(),
           resetting: mockProvider({ reset_after_chunks: 12, chunk_chars: 16 }),
           claude: real('anthropic', anthropic.baseUrl),
@@ -62,8 +66,16 @@ describe('faults: upstream failures as the caller sees them', function () {
             { provider: 'healthy', model: 'healthy-model' },
           ],
           doomed: [
+            { provider: 'failing', model: 'failing-model' },
+            { provider: 'failing', model: 'failing-model-2' },
+          ],
+          overloaded: [
             { provider: 'broken', model: 'broken-model' },
-            { provider: 'broken', model: 'broken-model-2' },
+            { provider: 'claude', model: 'claude-overloaded' },
+          ],
+          limited: [
+            { provider: 'claude', model: 'claude-limited' },
+            { provider: 'gpt', model: 'gpt-limited' },
           ],
           resetting: [{ provider: 'resetting', model: 'resetting-model' }],
           real: [
@@ -74,7 +86,7 @@ describe('faults: upstream failures as the caller sees them', function () {
       ),
     });
     const account = await createAccount(t);
-    key = (await createKey(t, account.token, { model_scope: ['slow', 'fallback', 'doomed', 'resetting', 'real'] })).api_key;
+    key = (await createKey(t, account.token, { model_scope: ['slow', 'fallback', 'doomed', 'overloaded', 'limited', 'resetting', 'real'] })).api_key;
   });
 
   after(async () => {
@@ -125,6 +137,45 @@ describe('faults: upstream failures as the caller sees them', function () {
     expect(chat.status).to.equal(502);
     expect(chat.body.error).to.include({ type: 'server_error', code: 'upstream_unavailable', param: null });
     expect(await recordOf(chat.requestId!)).to.include({ status: 'upstream_error' });
+  });
+
+  it('when every deployment is overloaded (503, 529) the caller gets 529 overloaded in its own form', async () => {
+    anthropic.script({ status: 529 });
+    const messages = await startCall(t.baseUrl, key, messagesBody('overloaded', false)).done;
+    expect(messages.status).to.equal(529);
+    expect(messages.body.error.type).to.equal('overloaded_error');
+    expect(await recordOf(messages.requestId!)).to.include({ status: 'upstream_error', error_code: 'http', tokens_output: 0 });
+
+    anthropic.script({ status: 529 });
+    const chat = await startCall(t.baseUrl, key, { model: 'overloaded', messages: [{ role: 'user', content: 'hi' }] }, '/v1/chat/completions').done;
+    expect(chat.status).to.equal(529);
+    expect(chat.body.error).to.include({ type: 'server_error', code: 'upstream_overloaded' });
+  });
+
+  it('when every deployment is rate limited the caller gets 429 until the first frees up, and no upstream is called meanwhile', async () => {
+    const upstreamCalls = () => [...anthropic.requests, ...openai.requests].filter((r) => /-limited$/.test(String(r.body?.model))).length;
+    anthropic.script({ status: 429, headers: { 'retry-after': '30' } });
+    openai.script({ status: 429, headers: { 'retry-after-ms': '20000' } });
+    const first = await call(t, 'messages', key, requestBody('messages', 'limited', 'Say hello.'));
+    expect(first.status, first.raw).to.equal(429);
+    expect(first.body.error.type).to.equal('rate_limit_error');
+    // The soonest deployment to free up is the second, after the 20 s it asked for.
+    expect(first.headers.get('retry-after')).to.equal('20');
+    expect(Number(first.headers.get('retry-after-ms'))).to.equal(20_000);
+    expect(first.headers.get('x-should-retry')).to.equal('true');
+    expect(upstreamCalls()).to.equal(2);
+    expect(await recordOf(first.requestId)).to.include({ status: 'upstream_error', error_code: 'rate_limit_exceeded', routed_model: null, tokens_output: 0 });
+
+    // Within the window: refused at once, in each form, plain or streamed, without an upstream call.
+    for (const stream of [false, true]) {
+      const chat = await call(t, 'chat', key, requestBody('chat', 'limited', 'Say hello.', { stream }));
+      expect(chat.status, chat.raw).to.equal(429);
+      expect(chat.body.error).to.include({ type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null });
+      expect(Number(chat.headers.get('retry-after'))).to.be.within(19, 20);
+      expect(Number(chat.headers.get('retry-after-ms'))).to.be.within(15_000, 20_000);
+      expect(await recordOf(chat.requestId)).to.include({ status: 'upstream_error', error_code: 'rate_limit_exceeded' });
+    }
+    expect(upstreamCalls()).to.equal(2);
   });
 
   it('a reset mid-stream ends the stream with an error event, billed as upstream_error for what was produced', async () => {

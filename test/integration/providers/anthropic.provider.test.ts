@@ -93,6 +93,13 @@ describe('Anthropic provider (fake upstream over HTTP)', () => {
       });
     }
 
+    it("keeps the upstream's retry-after on a 429 (the longer of retry-after and retry-after-ms)", async () => {
+      upstream.script({ status: 429, headers: { 'retry-after': '7' } }, { status: 429, headers: { 'retry-after': '1', 'retry-after-ms': '2500' } }, { status: 429 });
+      expect(await failureOf(drain(call()))).to.include({ status: 429, retryAfterMs: 7_000 });
+      expect(await failureOf(drain(call()))).to.include({ status: 429, retryAfterMs: 2_500 });
+      expect((await failureOf(drain(call()))).retryAfterMs).to.equal(undefined);
+    });
+
     it('keeps the text of an error body that is not JSON', async () => {
       upstream.script({ status: 502, errorBody: 'Bad Gateway from the proxy' });
       const error = await failureOf(drain(call()));

@@ -15,6 +15,7 @@ const BREAKER_COOLDOWN_MS = 400;
 const SCENARIOS = {
   '503': 'fake-claude',
   '429': 'fake-claude',
+  window: 'fake-claude',
   refused: 'dead-claude',
   timeout: 'slow-claude',
   '400': 'fake-claude',
@@ -102,9 +103,29 @@ describe('routing: fallback before the first byte, circuit breaker', function ()
     expect(calls(anthropic, 'claude-503')).to.equal(4);
   });
 
-  it('falls back on a 429 from the first deployment', async () => {
-    await expectFallback('429', { status: 429, error: { type: 'rate_limit_error', message: 'slow down' } });
-    expect(calls(anthropic, 'claude-429')).to.equal(4);
+  it('falls back on a 429 from the first deployment, and skips it for the retry-after it asked', async () => {
+    anthropic.script({ status: 429, error: { type: 'rate_limit_error', message: 'slow down' }, headers: { 'retry-after': '30' } });
+    await expectFallback('429', null);
+    // One call found the limit; the other three went straight to the second deployment.
+    expect(calls(anthropic, 'claude-429')).to.equal(1);
+  });
+
+  it('calls a rate-limited deployment again once its retry-after has passed', async () => {
+    const ask = async () => {
+      const response = await call(t, 'messages', apiKey, requestBody('messages', 'm-window', 'Say hello.'));
+      expect(response.status, response.raw).to.equal(200);
+      return (await usageRecord(response.requestId)).routed_model;
+    };
+    anthropic.script({ status: 429, error: { type: 'rate_limit_error', message: 'slow down' }, headers: { 'retry-after': '1' } });
+    expect(await ask()).to.equal('gpt-window');
+    // The 429 arrived before that reply, so the window ends within a second of now.
+    const windowEndsBy = Date.now() + 1_000;
+    expect(await ask()).to.equal('gpt-window');
+    expect(calls(anthropic, 'claude-window'), 'not called within its window').to.equal(1);
+
+    await delay(Math.max(0, windowEndsBy + 50 - Date.now()));
+    expect(await ask()).to.equal('claude-window');
+    expect(calls(anthropic, 'claude-window')).to.equal(2);
   });
 
   it('falls back when the first deployment refuses the connection', async () => {

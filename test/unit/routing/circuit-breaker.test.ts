@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CircuitBreaker, type CircuitState } from '../../../src/routing/circuit-breaker';
+import { CircuitBreaker, DEFAULT_RATE_LIMIT_MS, MAX_RATE_LIMIT_MS, type CircuitState } from '../../../src/routing/circuit-breaker';
 
 /** A breaker on a clock the test moves by hand. */
 function breaker(options = { threshold: 3, cooldownMs: 1000 }) {
@@ -51,6 +51,56 @@ describe('circuit breaker', () => {
     expect(b.state('a')).to.equal('open');
     expect(b.state('b')).to.equal('closed');
     expect(b.tryAcquire('b')).to.equal(true);
+  });
+
+  describe('rate-limit windows (an upstream 429)', () => {
+    it('refuses calls until the window the upstream asked for has passed, then lets them through', () => {
+      const { b, tick } = breaker();
+      expect(b.rateLimited('d', 7_000)).to.equal(7_000);
+      expect(b.tryAcquire('d')).to.equal(false);
+      tick(6_999);
+      expect(b.limitedFor('d')).to.equal(1);
+      expect(b.tryAcquire('d')).to.equal(false);
+      tick(1);
+      expect(b.limitedFor('d')).to.equal(0);
+      expect(b.tryAcquire('d')).to.equal(true);
+    });
+
+    it('takes a default window when the upstream named none, and caps a far-off one', () => {
+      const { b } = breaker();
+      expect(b.rateLimited('a', undefined)).to.equal(DEFAULT_RATE_LIMIT_MS);
+      expect(b.rateLimited('b', 86_400_000)).to.equal(MAX_RATE_LIMIT_MS);
+    });
+
+    it('only ever lengthens an open window', () => {
+      const { b, tick } = breaker();
+      b.rateLimited('d', 7_000);
+      tick(1_000);
+      expect(b.rateLimited('d', 2_000)).to.equal(6_000);
+      expect(b.rateLimited('d', 9_000)).to.equal(9_000);
+    });
+
+    it('is not a failure: the deployment answered, so the failure count and an open circuit are cleared', () => {
+      const { b, tick } = breaker();
+      for (let i = 0; i < 3; i++) b.failure('d');
+      tick(1_000);
+      expect(b.tryAcquire('d'), 'half-open probe').to.equal(true);
+      b.rateLimited('d', 500);
+      expect(b.state('d')).to.equal('closed');
+      tick(500);
+      expect(b.tryAcquire('d')).to.equal(true);
+      b.failure('d');
+      b.failure('d');
+      expect(b.state('d'), 'two failures after the window').to.equal('closed');
+    });
+
+    it('keeps a window per deployment, and a success elsewhere does not end it', () => {
+      const { b } = breaker();
+      b.rateLimited('a', 5_000);
+      b.success('a');
+      expect(b.tryAcquire('a')).to.equal(false);
+      expect(b.tryAcquire('b')).to.equal(true);
+    });
   });
 
   it('takes settings per deployment', () => {

@@ -6,6 +6,7 @@ import type { Reservation } from '../metering/credit-ledger';
 import type { UsageRecorder, UsageRecordInput, UsageStatus } from '../metering/usage-recorder';
 import type { Guardrails } from '../guardrails/guardrail-engine';
 import type { SentRequest } from '../providers/sent-request';
+import { headerToken } from '../http/header-token';
 import { countTokensYielding } from '../tokenizer';
 import type { Catalog, Deployment, Tier } from '../routing/catalog.types';
 import type { CanonicalEvent, CanonicalRequest, ProtocolForm, StopReason, UpstreamUsage } from './canonical';
@@ -43,9 +44,9 @@ export interface CallDeps {
   recorder: UsageRecorder;
 }
 
-/** The `x-route` header: why this request went where it went. */
+/** The `x-route` header: why this request went where it went (the catalog's model name as a header-safe token). */
 export const routeHeader = (r: RouteInfo): string =>
-  `tier=${r.tier}; score=${r.score.toFixed(2)}; reasons=${r.reasons.join(',') || 'none'}; model=${r.deployment.model}`;
+  `tier=${r.tier}; score=${r.score.toFixed(2)}; reasons=${r.reasons.join(',') || 'none'}; model=${headerToken(r.deployment.model)}`;
 /**
  * An answered call in progress. `events()` yields the post-guardrail event
  * stream (its first upstream event already in hand, so fallback is over);

@@ -147,7 +147,8 @@ function collect(value: unknown, texts: string[], media: { tokens: number }): vo
   for (const key in value) {
     if (UNREAD_KEYS.has(key)) continue;
     const item = value[key];
-    if (JSON_KEYS.has(key) && typeof item === 'object' && item !== null) texts.push(JSON.stringify(item));
+    // An object only: the Responses API's `input` is the conversation itself (a string or a list of items).
+    if (JSON_KEYS.has(key) && isObject(item)) texts.push(JSON.stringify(item));
     else collect(item, texts, media);
   }
 }

@@ -126,9 +126,11 @@ export class UpstreamPool {
         method: 'POST',
         headers: { ...request.headers, 'content-length': String(Buffer.byteLength(body)) },
       });
-      // 'finish': the last bytes of the request went to the operating system (after the connection was made).
+      // 'finish': the last bytes of the request went to the operating system
+      // (after the connection was made). Node also emits it when a request is
+      // destroyed with bytes still unwritten, which is not a request sent.
       const sent = request.sent;
-      if (sent) req.once('finish', () => sent.markSent());
+      if (sent) req.once('finish', () => req.destroyed || sent.markSent());
       const onAbort = (): void => {
         state.cause ??= 'aborted';
         req.destroy();

@@ -129,16 +129,21 @@ export interface RecordRow {
   amount_micros: string;
 }
 
-/** The one usage record of a key, once it is committed. */
-export async function recordOfKey(keyId: string): Promise<RecordRow> {
+/** The usage records of a key, once `count` of them are committed. */
+export async function recordsOfKey(keyId: string, count: number): Promise<RecordRow[]> {
   const db = await testDatabase();
   for (let attempt = 0; attempt < 200; attempt++) {
     const rows = await db.pool.query<RecordRow>('select * from usage_records where api_key_id = $1', [keyId]);
-    expect(rows.rows.length, `usage records of ${keyId}`).to.be.at.most(1);
-    if (rows.rows[0]) return rows.rows[0];
+    expect(rows.rows.length, `usage records of ${keyId}`).to.be.at.most(count);
+    if (rows.rows.length === count) return rows.rows;
     await delay(25);
   }
-  throw new Error(`no usage record for key ${keyId}`);
+  throw new Error(`fewer than ${count} usage records for key ${keyId}`);
+}
+
+/** The one usage record of a key, once it is committed. */
+export async function recordOfKey(keyId: string): Promise<RecordRow> {
+  return (await recordsOfKey(keyId, 1))[0]!;
 }
 
 /** Polls until `check` holds (the fakes record a request once its body has arrived). */

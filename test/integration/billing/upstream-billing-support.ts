@@ -19,6 +19,9 @@ export const MODEL: Record<Upstream, string> = { anthropic: 'b-claude', openai: 
 /** A mock that takes 30 s to say anything (aborts before its first byte), and one that drips its reply (aborts mid-stream). */
 export const SLOW_MOCK = 'b-sim-slow';
 
+/** A model whose upstream model name is not Latin-1. */
+export const UNICODE_MODEL = 'b-unicode';
+
 /** The OpenAI deployment's input factor, so the estimated input is seen to be unified too. */
 export const GPT_INPUT_UNIFY = 1.5;
 
@@ -74,6 +77,8 @@ export async function startBillingGateway(env: Record<string, string> = {}): Pro
       { name: MODEL.responses, display_name: 'responses', routes: every({ provider: 'resp', model: 'gpt-resp-up' }) },
       { name: MODEL.mock, display_name: 'mock', routes: every({ provider: 'drip', model: 'sim-drip' }) },
       { name: SLOW_MOCK, display_name: 'slow mock', routes: every({ provider: 'slow', model: 'sim-slow' }) },
+      // An operator's upstream model name that is not Latin-1, as `x-route` names it.
+      { name: UNICODE_MODEL, display_name: 'unicode', routes: every({ provider: 'gpt', model: 'qwen-通义' }) },
     ],
   };
   const t = await startTestApp({ catalog, env: { BILLING_UPSTREAM_KEY: 'sk-upstream-billing', ...env } });
@@ -83,7 +88,7 @@ export async function startBillingGateway(env: Record<string, string> = {}): Pro
     owner,
     fakes,
     key: async () => {
-      const created = await createKey(t, owner.token, { model_scope: [...Object.values(MODEL), SLOW_MOCK] });
+      const created = await createKey(t, owner.token, { model_scope: [...Object.values(MODEL), SLOW_MOCK, UNICODE_MODEL] });
       return { secret: created.api_key, id: created.api_key_id };
     },
     close: async () => {

@@ -10,7 +10,7 @@ import { formBody, MODEL, post, recordOfKey, startBillingGateway, UNICODE_MODEL,
 
 /** Field names a caller may send: not Latin-1, CR/LF (a header-injection attempt), a comma and a percent sign. */
 const ODD = { 字段: 1, 'a\r\nSet-Cookie: stolen=1': 2, 'rate, 50%': 3 };
-const ENCODED = ['%E5%AD%97%E6%AE%B5', 'a%0D%0ASet-Cookie:%20stolen=1', 'rate%2C%2050%25'];
+const ENCODED = ['%E5%AD%97%E6%AE%B5', 'a%0D%0ASet-Cookie: stolen=1', 'rate%2C 50%25'];
 
 /** Cross-protocol pairs: the caller's form against an upstream of the other protocol, which drops unknown top-level fields. */
 const CROSS: ReadonlyArray<readonly [Form, 'anthropic' | 'openai']> = [

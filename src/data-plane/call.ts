@@ -219,7 +219,11 @@ export class Call {
   }
 
   private finalTokens(): Promise<MeteredTokens> {
-    this.final ??= this.countMissing().then(() => unifyUsage(this.raw, this.route.deployment.unify, this.thinking));
+    // An ordinary call reported everything: no count, and no async step on the way to its record.
+    const reported = this.complete && this.outputReported && (this.inputReported || !this.sent?.reached);
+    this.final ??= reported
+      ? Promise.resolve(unifyUsage(this.raw, this.route.deployment.unify, this.thinking))
+      : this.countMissing().then(() => unifyUsage(this.raw, this.route.deployment.unify, this.thinking));
     return this.final;
   }
 

@@ -102,6 +102,10 @@ const DOCUMENT_KINDS = new Set(['document', 'file', 'input_file']);
 
 /** Longer strings that start like a data URL are media wherever they sit. */
 const DATA_URL = /^data:[\w.+-]+\/[\w.+-]+[;,]/;
+/** Where the three protocols put a medium's bytes inline: always base64 under these keys… */
+const BYTES_KEYS = new Set(['data', 'file_data']);
+/** …and a data URL where an address may be. */
+const ADDRESS_KEYS = new Set(['url', 'image_url']);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -109,8 +113,9 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * Input tokens of an upstream request body as the adapter built it (any of
  * the three protocols): every text the model reads (system, messages, tool
  * definitions, tool inputs and results) by the local tokenizer (o200k), plus
- * SENT_IMAGE_TOKENS per image and SENT_DOCUMENT_TOKENS per binary document.
- * An upstream's own tokenizer differs by a few percent either way.
+ * SENT_IMAGE_TOKENS per image and SENT_DOCUMENT_TOKENS per binary document,
+ * or fewer for one sent inline in fewer bytes. An upstream's own tokenizer
+ * differs by a few percent either way.
  */
 export async function countSentBody(body: unknown): Promise<number> {
   const texts: string[] = [];
@@ -121,7 +126,7 @@ export async function countSentBody(body: unknown): Promise<number> {
 
 function collect(value: unknown, texts: string[], media: { tokens: number }): void {
   if (typeof value === 'string') {
-    if (value.length > 64 && DATA_URL.test(value)) media.tokens += SENT_IMAGE_TOKENS;
+    if (value.length > 64 && DATA_URL.test(value)) media.tokens += Math.min(SENT_IMAGE_TOKENS, value.length);
     else if (value !== '') texts.push(value);
     return;
   }
@@ -133,13 +138,13 @@ function collect(value: unknown, texts: string[], media: { tokens: number }): vo
   const kind = value.type;
   if (typeof kind === 'string') {
     if (IMAGE_KINDS.has(kind)) {
-      media.tokens += SENT_IMAGE_TOKENS;
+      media.tokens += mediaTokens(value, SENT_IMAGE_TOKENS);
       return;
     }
     // Earlier turns' thinking the upstream cannot read back as words (Anthropic drops it from the context).
     if (kind === 'redacted_thinking') return;
     if (DOCUMENT_KINDS.has(kind) && !carriesText(value)) {
-      media.tokens += SENT_DOCUMENT_TOKENS;
+      media.tokens += mediaTokens(value, SENT_DOCUMENT_TOKENS);
       for (const key of ['title', 'context']) if (typeof value[key] === 'string') texts.push(value[key]);
       return;
     }
@@ -151,6 +156,27 @@ function collect(value: unknown, texts: string[], media: { tokens: number }): vo
     if (JSON_KEYS.has(key) && isObject(item)) texts.push(JSON.stringify(item));
     else collect(item, texts, media);
   }
+}
+
+/**
+ * A medium's fixed count, or its inline bytes when they are fewer: the
+ * credit reservation bounds an inline medium by its bytes (DESIGN §9), so a
+ * few tiny images never bill more than was reserved. One fetched by URL or
+ * file id has no bytes here and counts the fixed amount.
+ */
+function mediaTokens(node: Record<string, unknown>, fixed: number): number {
+  const inline = inlineLength(node);
+  return inline === 0 ? fixed : Math.min(fixed, inline);
+}
+
+/** Characters of base64 data or data URLs in a content part (0 when it only refers to its medium). */
+function inlineLength(value: unknown, key = ''): number {
+  if (typeof value === 'string') return BYTES_KEYS.has(key) || (ADDRESS_KEYS.has(key) && DATA_URL.test(value)) ? value.length : 0;
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + inlineLength(item, key), 0);
+  if (!isObject(value)) return 0;
+  let total = 0;
+  for (const inner in value) total += inlineLength(value[inner], inner);
+  return total;
 }
 
 /** An Anthropic document given as plain text or as content blocks: its words are read like any text. */

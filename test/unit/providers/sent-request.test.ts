@@ -82,6 +82,15 @@ describe('the input of what an upstream was sent', () => {
     }
   });
 
+  it('counts a tiny inline image by its bytes, never more than the reservation (which bounds it by its bytes) holds', async () => {
+    const dot = base64(60);
+    const withDots = anthropic({ blocks: Array.from({ length: 10 }, () => ({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: dot } })) });
+    expect((await countSentBody(withDots)) - (await countSentBody(anthropic()))).to.equal(10 * dot.length);
+    const dataUrl = `data:image/png;base64,${dot}`;
+    const chatDot = chat([{ type: 'text', text: '' }, { type: 'image_url', image_url: { url: dataUrl } }]);
+    expect((await countSentBody(chatDot)) - (await countSentBody(chat([{ type: 'text', text: '' }])))).to.equal(dataUrl.length);
+  });
+
   it('counts a binary document at a fixed amount and a text document by its words', async () => {
     const pdf = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: base64(200_000) } };
     const notes = 'Meeting notes: the November invoices are disputed until the supplier sends corrected ones.';

@@ -269,7 +269,7 @@ export class Pipeline {
   }
 
   private recordFailed(ctx: CallContext, error: unknown): void {
-    this.deps.logger.error({ err: error, request_id: ctx.requestId }, 'could not record refused call');
+    this.deps.logger.error({ err: error, request_id: ctx.requestId }, 'could not record a call that got no answer');
   }
 }
 

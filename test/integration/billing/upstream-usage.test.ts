@@ -125,6 +125,18 @@ describe('billing: usage an upstream does not send', function () {
       });
     }
 
+    it('a usage chunk with only the output: the output as reported, the input counted', async () => {
+      const key = await g.key();
+      const prompt = prose('Half usage:', 120);
+      g.fakes.openai.script({ rawEvents: [...CHUNKS_WITHOUT_USAGE, { ...chunk({}), choices: [], usage: { completion_tokens: 15 } }] });
+      const response = await post(g, 'chat', key.secret, formBody('chat', MODEL.openai, prompt, true));
+      expect(response.status).to.equal(200);
+      await response.text();
+      const record = await recordOfKey(key.id);
+      expect(record).to.include({ status: 'ok', estimated: true, raw_output: 15 });
+      expect(record.raw_input_cache_miss, 'not billed 0').to.be.within(countTokens(prompt), countTokens(prompt) + 40);
+    });
+
     it('an upstream that reports its usage is billed its figures, not estimated', async () => {
       const key = await g.key();
       g.fakes.openai.script({ usage: { input: 321, output: 12 } });

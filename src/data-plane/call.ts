@@ -1,11 +1,13 @@
 // One answered call: the post-guardrail event stream of its upstream's reply,
 // and the usage record it ends with (DESIGN §9). Made by the pipeline once a
 // deployment answered; served by the form's encoder.
-import { priceCall, responseUsage, unifyUsage, type ResponseUsage } from '../metering/tiers';
+import { priceCall, responseUsage, unifyUsage, type MeteredTokens, type ResponseUsage } from '../metering/tiers';
 import type { Reservation } from '../metering/credit-ledger';
 import type { UsageRecorder, UsageRecordInput, UsageStatus } from '../metering/usage-recorder';
 import type { Guardrails } from '../guardrails/guardrail-engine';
-import { countTokens } from '../tokenizer';
+import type { SentRequest } from '../providers/sent-request';
+import { headerToken } from '../http/header-token';
+import { countTokensYielding } from '../tokenizer';
 import type { Catalog, Deployment, Tier } from '../routing/catalog.types';
 import type { CanonicalEvent, CanonicalRequest, ProtocolForm, StopReason, UpstreamUsage } from './canonical';
 import type { AuthenticatedKey } from './key-auth';
@@ -42,20 +44,31 @@ export interface CallDeps {
   recorder: UsageRecorder;
 }
 
-/** The `x-route` header: why this request went where it went. */
+/** The `x-route` header: why this request went where it went (the catalog's model name as a header-safe token). */
 export const routeHeader = (r: RouteInfo): string =>
-  `tier=${r.tier}; score=${r.score.toFixed(2)}; reasons=${r.reasons.join(',') || 'none'}; model=${r.deployment.model}`;
+  `tier=${r.tier}; score=${r.score.toFixed(2)}; reasons=${r.reasons.join(',') || 'none'}; model=${headerToken(r.deployment.model)}`;
 /**
  * An answered call in progress. `events()` yields the post-guardrail event
  * stream (its first upstream event already in hand, so fallback is over);
  * `finish()` meters it once and resolves when the usage record is committed.
+ * A call cut before its first upstream event, once its request reached the
+ * upstream, is one with no events, metered the same way.
  */
 export class Call {
   private raw: UpstreamUsage = { inputCacheHit: 0, inputCacheMiss: 0, output: 0 };
   private producedText = '';
   /** The upstream's message_stop was seen: its usage is final and billed as is. */
   private complete = false;
+  /** The upstream reported input (Anthropic's message_start does; OpenAI only in its last chunk). */
+  private inputReported = false;
+  /** The upstream reported output (a final figure once the call is complete). */
+  private outputReported = false;
+  /** Some figure of the record is a local count, not the upstream's. */
+  private estimated = false;
+  private final: Promise<MeteredTokens> | null = null;
   private finished: Promise<ResponseUsage> | null = null;
+  /** events() or forEach() has taken the upstream's events (and closes the exchange when it ends). */
+  private consumed = false;
   private firstEventAt: number | null = null;
   /** The upstream produced thinking (a thinking or redacted_thinking block): billed as thinking whatever the tier. */
   private thought = false;
@@ -77,6 +90,8 @@ export class Call {
     readonly dropped: readonly string[],
     /** The credit admission reserved for the call (null: its account has no limit). */
     readonly reservation: Reservation | null = null,
+    /** What the attempt sent its upstream: the input billed when the upstream's own figure never comes. */
+    private readonly sent: SentRequest | null = null,
   ) {}
 
   get requestId(): string {
@@ -108,6 +123,8 @@ export class Call {
     switch (e.type) {
       case 'usage':
         this.raw = { ...this.raw, ...e.usage };
+        if (e.usage.inputCacheHit !== undefined || e.usage.inputCacheMiss !== undefined) this.inputReported = true;
+        if (e.usage.output !== undefined) this.outputReported = true;
         break;
       case 'message_stop':
         this.complete = true;
@@ -142,6 +159,7 @@ export class Call {
 
   /** Events after output guardrails; `message_stop` ends the stream. */
   async *events(): AsyncGenerator<CanonicalEvent> {
+    this.consumed = true;
     let next = this.first;
     try {
       while (!next.done) {
@@ -162,6 +180,7 @@ export class Call {
    * promise and result object less per event).
    */
   async forEach(take: (e: CanonicalEvent) => void): Promise<void> {
+    this.consumed = true;
     let next = this.first;
     try {
       while (!next.done) {
@@ -174,9 +193,24 @@ export class Call {
     }
   }
 
+  /** Closes the upstream exchange of a call whose events were never read (its reply could not even begin). */
+  async discard(): Promise<void> {
+    if (this.consumed || this.first.done) return;
+    this.consumed = true;
+    await this.rest.return?.().catch(() => undefined);
+  }
+
   /** Usage as it stands (unified), e.g. for `message_start`. */
   usageSoFar(): ResponseUsage {
     return responseUsage(unifyUsage(this.raw, this.route.deployment.unify, this.thinking));
+  }
+
+  /**
+   * The call's final usage (unified), as the record will bill it, computed
+   * once: what a reply must carry before the record is committed.
+   */
+  async finalUsage(): Promise<ResponseUsage> {
+    return responseUsage(await this.finalTokens());
   }
 
   finish(status: UsageStatus, errorCode: string | null = null): Promise<ResponseUsage> {
@@ -184,14 +218,43 @@ export class Call {
     return this.finished;
   }
 
-  private async meter(status: UsageStatus, errorCode: string | null): Promise<ResponseUsage> {
-    // An interrupted stream never got its final usage: bill what was produced.
-    // Usage seen so far is no floor of that: Anthropic's message_start already
-    // says output_tokens 1, however much text follows before the cut.
-    if (!this.complete && this.producedText) {
-      this.raw = { ...this.raw, output: Math.max(this.raw.output, countTokens(this.producedText)) };
+  private finalTokens(): Promise<MeteredTokens> {
+    // An ordinary call reported everything: no count, and no async step on the way to its record.
+    const reported = this.complete && this.outputReported && (this.inputReported || !this.sent?.reached);
+    this.final ??= reported
+      ? Promise.resolve(unifyUsage(this.raw, this.route.deployment.unify, this.thinking))
+      : this.countMissing().then(() => unifyUsage(this.raw, this.route.deployment.unify, this.thinking));
+    return this.final;
+  }
+
+  /**
+   * Where the upstream's own figures never came, local counts (DESIGN §9),
+   * and the record says `estimated`. The upstream's figures win wherever
+   * they arrived.
+   */
+  private async countMissing(): Promise<void> {
+    // Output: an interrupted stream never got its final usage, and some
+    // compatible servers report none: bill what was produced. Usage seen so
+    // far is no floor of that: Anthropic's message_start already says
+    // output_tokens 1, however much text follows before the cut.
+    if (!this.complete || !this.outputReported) {
+      const produced = await countTokensYielding(this.producedText);
+      if (!this.outputReported || produced > this.raw.output) {
+        this.raw = { ...this.raw, output: Math.max(this.raw.output, produced) };
+        this.estimated = true;
+      }
     }
-    const tokens = unifyUsage(this.raw, this.route.deployment.unify, this.thinking);
+    // Input: OpenAI-protocol upstreams report it only at the end, and an
+    // abort before the first byte hears nothing; the upstream charges the
+    // prompt it was sent all the same, so that is billed, as cache misses.
+    if (!this.inputReported && this.sent?.reached) {
+      this.raw = { ...this.raw, inputCacheHit: 0, inputCacheMiss: await this.sent.inputTokens() };
+      this.estimated = true;
+    }
+  }
+
+  private async meter(status: UsageStatus, errorCode: string | null): Promise<ResponseUsage> {
+    const tokens = await this.finalTokens();
     let hits = this.inputHits;
     for (const rule in this.filter.hits) {
       if (hits === this.inputHits) hits = { ...this.inputHits };
@@ -209,6 +272,7 @@ export class Call {
         errorCode,
         raw: this.raw,
         tokens,
+        estimated: this.estimated,
         amounts: priceCall(tokens, this.deps.catalog.prices),
         guardrailHits: hits,
         latencyMs: Date.now() - this.ctx.startedAt,
@@ -258,6 +322,7 @@ export function usageInput(ctx: CallContext, request: CallIdentity, outcome: Cal
     errorCode: outcome.errorCode,
     raw: outcome.raw,
     tokens: outcome.tokens,
+    estimated: outcome.estimated,
     amounts: outcome.amounts,
     guardrailHits: outcome.guardrailHits,
     latencyMs: outcome.latencyMs,

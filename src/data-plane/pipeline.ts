@@ -10,12 +10,13 @@ import { worstCase } from '../metering/worst-case';
 import { priceCall } from '../metering/tiers';
 import type { UsageRecorder, UsageStatus } from '../metering/usage-recorder';
 import { UpstreamError, type ProviderAdapter } from '../providers/provider';
+import { SentRequest } from '../providers/sent-request';
 import type { Catalog, Deployment, ProviderType, Tier } from '../routing/catalog.types';
 import type { CircuitBreaker } from '../routing/circuit-breaker';
 import { assessComplexity } from '../routing/complexity';
 import { boundByEffort } from '../routing/effort';
 import { Call, usageInput, type CallContext, type CallIdentity, type RouteInfo } from './call';
-import type { CanonicalRequest, RawObject } from './canonical';
+import type { CanonicalEvent, CanonicalRequest, RawObject } from './canonical';
 
 export interface PipelineDeps {
   catalog: Catalog;
@@ -188,21 +189,25 @@ export class Pipeline {
       };
       const adapter = this.deps.providers.forType(deployment.provider.type);
       const dropped: string[] = [];
-      const iterator = adapter.stream({ request, deployment, signal: ctx.signal, dropped })[Symbol.asyncIterator]();
+      const sent = new SentRequest();
+      const iterator = adapter.stream({ request, deployment, signal: ctx.signal, dropped, sent })[Symbol.asyncIterator]();
+      const call = (first: IteratorResult<CanonicalEvent>): Call =>
+        new Call(this.deps, ctx, request, route, modelName, first, iterator, filter(), inspect.hits, dropped, reservation, sent);
       try {
         const first = await iterator.next();
         this.deps.breaker.success(deploymentId(deployment));
-        return new Call(this.deps, ctx, request, route, modelName, first, iterator, filter(), inspect.hits, dropped, reservation);
+        return call(first);
       } catch (error) {
         if (!(error instanceof UpstreamError)) throw error;
         if (error.failure === 'aborted') {
           // Gone before the first byte, or cut by the gateway's shutdown (the reason says which): still one record.
+          // Once the request reached the upstream, the upstream charges its prompt: billed as sent, by a local count.
           const cut: unknown = ctx.signal.reason;
-          if (cut instanceof AppError) {
-            await this.recordRefusal(ctx, identity, 'upstream_error', cut.code);
-            throw cut;
-          }
-          await this.recordRefusal(ctx, identity, 'client_aborted', 'client_aborted');
+          const status: UsageStatus = cut instanceof AppError ? 'upstream_error' : 'client_aborted';
+          const code = cut instanceof AppError ? cut.code : sent.reached ? 'client_aborted' : 'aborted_before_upstream';
+          if (sent.reached) await call({ done: true, value: undefined }).finish(status, code).catch((failure: unknown) => this.recordFailed(ctx, failure));
+          else await this.recordRefusal(ctx, identity, status, code);
+          if (cut instanceof AppError) throw cut;
           throw new AppError('invalid_request', 'client_closed', 'client closed the request', { status: 499 });
         }
         lastError = error;
@@ -273,13 +278,18 @@ export class Pipeline {
           errorCode,
           raw: { inputCacheHit: 0, inputCacheMiss: 0, output: 0 },
           tokens,
+          estimated: false,
           amounts: priceCall(tokens, this.deps.catalog.prices),
           guardrailHits,
           latencyMs: Date.now() - ctx.startedAt,
           ttftMs: null,
         }),
       )
-      .catch((error: unknown) => this.deps.logger.error({ err: error, request_id: ctx.requestId }, 'could not record refused call'));
+      .catch((error: unknown) => this.recordFailed(ctx, error));
+  }
+
+  private recordFailed(ctx: CallContext, error: unknown): void {
+    this.deps.logger.error({ err: error, request_id: ctx.requestId }, 'could not record a call that got no answer');
   }
 }
 

@@ -203,7 +203,7 @@ export interface paths {
          * Export usage detail as CSV
          * @description Streams one CSV row per call (header row first), in the columns
          *     `request_id,created_at,api_key_id,model,requested_model,routed_model,form,stream,thinking,status,`
-         *     then the six tier names, then `total_tokens,amount`.
+         *     then the six tier names, then `total_tokens,amount,estimated`.
          */
         get: operations["exportUsage"];
         put?: never;
@@ -478,6 +478,13 @@ export interface components {
             thinking: boolean;
             /** @enum {string} */
             status: "ok" | "upstream_error" | "blocked" | "client_aborted";
+            /**
+             * @description Some figure of the call is the gateway's local count, not the upstream's
+             *     report: its usage never arrived (a client that hung up, or an upstream
+             *     that reports none). The input is then what the upstream was sent, counted
+             *     locally at the cache-miss tier; the output what was produced.
+             */
+            estimated: boolean;
             /**
              * @description The complexity tier the router chose; null when the call never reached routing.
              * @enum {unknown}

@@ -2,7 +2,8 @@
 import { PRICE_TIERS } from '../routing/catalog.types';
 import type { UsageItem } from './usage-item';
 
-export const CSV_HEADER = ['request_id', 'created_at', 'api_key_id', 'model', 'requested_model', 'routed_model', 'form', 'stream', 'thinking', 'status', ...PRICE_TIERS, 'total_tokens', 'amount'];
+/** `estimated` comes last, so spreadsheets and scripts that read the earlier columns by position keep working. */
+export const CSV_HEADER = ['request_id', 'created_at', 'api_key_id', 'model', 'requested_model', 'routed_model', 'form', 'stream', 'thinking', 'status', ...PRICE_TIERS, 'total_tokens', 'amount', 'estimated'];
 
 export function csvRow(item: UsageItem): string {
   const cells = [
@@ -19,6 +20,7 @@ export function csvRow(item: UsageItem): string {
     ...PRICE_TIERS.map((t) => String(item.tiers[t])),
     String(item.total_tokens),
     item.amount,
+    String(item.estimated),
   ];
   return `${cells.map(csvCell).join(',')}\n`;
 }

@@ -17,6 +17,8 @@ export interface UsageItem {
   stream: boolean;
   thinking: boolean;
   status: string;
+  /** Some figure is the gateway's local count: the upstream's own usage never arrived. */
+  estimated: boolean;
   route_tier: string | null;
   tiers: Record<PriceTier, number>;
   total_tokens: number;
@@ -47,6 +49,7 @@ export function usageItem(r: UsageRow): UsageItem {
     stream: r.stream,
     thinking: r.thinking,
     status: r.status,
+    estimated: r.estimated,
     route_tier: r.route_tier,
     tiers: tierTokens({
       priceTier: r.price_tier,

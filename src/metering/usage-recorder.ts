@@ -33,6 +33,8 @@ export interface UsageRecordInput {
   errorCode: string | null;
   raw: UpstreamUsage;
   tokens: MeteredTokens;
+  /** Some figure is the gateway's local count: the upstream's own usage never arrived (an abort, or a server that reports none). */
+  estimated: boolean;
   amounts: CallAmounts;
   guardrailHits: Record<string, number>;
   latencyMs: number;
@@ -96,6 +98,7 @@ const USAGE_RECORD_COLUMNS = [
   ['guardrail_hits', 'jsonb'],
   ['latency_ms', 'integer'],
   ['ttft_ms', 'integer'],
+  ['estimated', 'boolean'],
   ['created_at', 'timestamptz'],
 ] as const;
 const USAGE_COLUMNS = USAGE_RECORD_COLUMNS.map(([name]) => name).join(', ');
@@ -219,6 +222,7 @@ export class UsageRecorder {
         guardrail_hits: r.guardrailHits,
         latency_ms: r.latencyMs,
         ttft_ms: r.ttftMs,
+        estimated: r.estimated,
         created_at: at,
       });
       const key = keys.get(r.apiKeyId) ?? { tokens: 0, lastUsed: null };

@@ -5,6 +5,7 @@
 // cancellation rules.
 import type { CanonicalEvent } from '../data-plane/canonical';
 import { UpstreamError, type ProviderCall } from './provider';
+import { countSentBody } from './sent-request';
 import type { UpstreamExchange, UpstreamPool } from './upstream-http';
 
 export interface HttpProtocol {
@@ -26,6 +27,8 @@ export interface HttpProtocol {
 export async function* streamOverHttp(upstream: UpstreamPool, protocol: HttpProtocol, call: ProviderCall): AsyncGenerator<CanonicalEvent> {
   const { provider } = call.deployment;
   if (!provider.baseUrl) throw new UpstreamError('connect', `provider ${provider.name} has no base_url`);
+  const body = protocol.body(call);
+  call.sent?.built(() => countSentBody(body));
   const exchange = await upstream.open({
     url: `${provider.baseUrl.replace(/\/+$/, '')}${protocol.path}`,
     headers: {
@@ -33,9 +36,10 @@ export async function* streamOverHttp(upstream: UpstreamPool, protocol: HttpProt
       accept: call.request.stream ? 'text/event-stream' : 'application/json',
       ...protocol.headers(call, provider.apiKey),
     },
-    body: protocol.body(call),
+    body,
     provider,
     signal: call.signal,
+    sent: call.sent,
   });
   try {
     if (!call.request.stream || exchange.isJson) {

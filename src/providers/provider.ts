@@ -1,5 +1,6 @@
 import type { CanonicalEvent, CanonicalRequest } from '../data-plane/canonical';
 import type { Deployment } from '../routing/catalog.types';
+import type { SentRequest } from './sent-request';
 
 export interface ProviderCall {
   /** The request as the upstream should see it (after input guardrails). */
@@ -13,6 +14,12 @@ export interface ProviderCall {
    * pass-through.
    */
   dropped: string[];
+  /**
+   * Filled by the adapter: what it sent and whether it reached the upstream,
+   * for billing a call whose upstream usage never arrives. Absent where
+   * nothing is billed (count_tokens).
+   */
+  sent?: SentRequest;
 }
 
 export type UpstreamFailure = 'connect' | 'timeout' | 'http' | 'protocol' | 'aborted';

@@ -5,6 +5,9 @@
 // - no bytes for `idleTimeoutMs` while reading the body → 'timeout';
 // - the caller's signal → 'aborted', and the upstream request is torn down
 //   (its socket is destroyed), so an abandoned answer stops costing tokens.
+// It also tells the call's SentRequest when the request's bytes were handed
+// to the socket: from then on the upstream charges the prompt, so a call cut
+// before the first byte is billed for it.
 // node:http with a keep-alive Agent per protocol, owned by an UpstreamPool
 // (one per process, made by the provider registry). Global fetch (undici)
 // cost about a quarter of the gateway's CPU per call under load: web streams
@@ -16,6 +19,7 @@ import https from 'node:https';
 import type { ProviderConfig } from '../routing/catalog.types';
 import { abortedError, UpstreamError } from './provider';
 import { retryAfterMs } from './retry-after';
+import type { SentRequest } from './sent-request';
 import { parseSseStream, type SseEvent } from './sse-parser';
 
 export interface UpstreamHttpRequest {
@@ -25,6 +29,8 @@ export interface UpstreamHttpRequest {
   body: unknown;
   provider: ProviderConfig;
   signal: AbortSignal;
+  /** Marked once the request's headers and body were handed to the upstream's socket. */
+  sent?: SentRequest;
 }
 
 type Cause = 'aborted' | 'connect-timeout' | 'idle-timeout';
@@ -67,6 +73,7 @@ export class UpstreamPool {
     } catch (error) {
       if (!(error instanceof StaleSocketError)) throw error;
       // The request never reached a live server: sending it again is safe.
+      request.sent?.markUnsent();
       exchange = await this.send(request, body).catch((retryError: unknown) => {
         throw retryError instanceof StaleSocketError ? retryError.failure : retryError;
       });
@@ -120,6 +127,11 @@ export class UpstreamPool {
         method: 'POST',
         headers: { ...request.headers, 'content-length': String(Buffer.byteLength(body)) },
       });
+      // 'finish': the last bytes of the request went to the operating system
+      // (after the connection was made). Node also emits it when a request is
+      // destroyed with bytes still unwritten, which is not a request sent.
+      const sent = request.sent;
+      if (sent) req.once('finish', () => req.destroyed || sent.markSent());
       const onAbort = (): void => {
         state.cause ??= 'aborted';
         req.destroy();

@@ -31,6 +31,7 @@ function usageRecord(item: UsageItem): UsageRecordType {
     stream: item.stream,
     thinking: item.thinking,
     status: item.status,
+    estimated: item.estimated,
     routeTier: item.route_tier,
     tiers: PRICE_TIERS.map((tier) => ({ tier, tokens: item.tiers[tier] })),
     totalTokens: item.total_tokens,

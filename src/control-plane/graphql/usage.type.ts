@@ -84,6 +84,11 @@ export class UsageRecordType {
   @Field(() => String, { description: 'ok | upstream_error | blocked | client_aborted' })
   status!: string;
 
+  @Field(() => Boolean, {
+    description: "Some figure is the gateway's local count (the upstream's usage never arrived: an aborted call, or a server that reports none).",
+  })
+  estimated!: boolean;
+
   @Field(() => String, { nullable: true })
   routeTier!: string | null;
 

@@ -1,4 +1,6 @@
+import { validateHeaderValue } from 'node:http';
 import { AppError, toAppError } from '../../errors';
+import { headerToken } from '../../http/header-token';
 import type { ResponseUsage } from '../../metering/tiers';
 import { UpstreamError } from '../../providers/provider';
 import type { CanonicalEvent } from '../canonical';
@@ -23,14 +25,33 @@ export interface FormCodec {
   stream(call: Call): StreamWriter;
 }
 
-/** Names the caller's fields a translation to another protocol left out, so nothing is dropped silently. */
+/**
+ * Names the caller's fields a translation to another protocol left out, so
+ * nothing is dropped silently: `a, b, c`, each name a headerToken (a name
+ * from the caller's JSON may hold any character).
+ */
 export const DROPPED_HEADER = 'x-gateway-dropped';
 
 /** Says the gateway lowered max_tokens to what the account's remaining credit covers (DESIGN §9): `<requested> -> <sent>`. */
 export const LOWERED_HEADER = 'x-gateway-max-tokens-lowered';
 
-const loweredHeader = (call: Call): string | undefined =>
-  call.reservation?.lowered ? `${call.reservation.lowered.from} -> ${call.reservation.lowered.to}` : undefined;
+/**
+ * The headers of an answered call beyond its content type. Every value is
+ * checked as Node will check it on write, so writing them cannot fail once
+ * the record is committed.
+ */
+function callHeaders(call: Call): Record<string, string> {
+  const headers: Record<string, string> = { 'x-route': routeHeader(call.route) };
+  if (call.dropped.length > 0) headers[DROPPED_HEADER] = call.dropped.map(headerToken).join(', ');
+  const lowered = call.reservation?.lowered;
+  if (lowered) headers[LOWERED_HEADER] = `${lowered.from} -> ${lowered.to}`;
+  for (const [name, value] of Object.entries(headers)) validateHeaderValue(name, value);
+  return headers;
+}
+
+/** The 500 of a call whose reply could not be built: metered as failed, never left hanging. */
+const replyFailed = (cause: unknown): AppError =>
+  new AppError('internal', 'reply_failed', 'The gateway could not write the reply to this call; it is metered as failed, not as answered', { cause });
 
 export interface ServeOptions {
   /**
@@ -77,34 +98,40 @@ async function servePlain(call: Call, codec: FormCodec, reply: CallReply): Promi
     await call.finish('upstream_error', cut?.code ?? (error instanceof UpstreamError ? error.failure : 'internal'));
     throw cut ?? new AppError('upstream', 'upstream_failed', `the upstream failed while answering: ${(error as Error).message}`);
   }
-  // The usage record is committed before the reply is sent.
-  const usage = await call.finish(call.stopReason === 'refusal' ? 'blocked' : 'ok');
-  reply.code(200).header('content-type', 'application/json').header('x-route', routeHeader(call.route));
-  if (call.dropped.length > 0) reply.header(DROPPED_HEADER, call.dropped.join(', '));
-  const lowered = loweredHeader(call);
-  if (lowered !== undefined) reply.header(LOWERED_HEADER, lowered);
-  await reply.send(codec.plain(call, collector, usage));
+  // The whole reply, headers and body, is built before the record says it
+  // was answered: one that cannot be built is metered as failed and answered
+  // with a 500 in the caller's form.
+  const usage = await call.finalUsage();
+  let headers: Record<string, string>;
+  let body: string;
+  try {
+    headers = { 'content-type': 'application/json', ...callHeaders(call) };
+    body = JSON.stringify(codec.plain(call, collector, usage));
+  } catch (error) {
+    await call.finish('upstream_error', 'reply_failed');
+    throw replyFailed(error);
+  }
+  // The usage record is committed before the reply is sent (DESIGN §9).
+  await call.finish(call.stopReason === 'refusal' ? 'blocked' : 'ok');
+  await reply.code(200).headers(headers).send(body);
 }
 
 async function serveStream(call: Call, codec: FormCodec, reply: CallReply, requestId: string, { stallMs }: ServeOptions): Promise<void> {
   reply.hijack();
   call.followKey();
   const res = reply.raw;
-  const lowered = loweredHeader(call);
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-    'request-id': requestId,
-    'x-request-id': requestId,
-    'x-route': routeHeader(call.route),
-    ...(call.dropped.length > 0 ? { [DROPPED_HEADER]: call.dropped.join(', ') } : {}),
-    ...(lowered !== undefined ? { [LOWERED_HEADER]: lowered } : {}),
-  });
   const writer = codec.stream(call);
   let started = false;
   try {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'request-id': requestId,
+      'x-request-id': requestId,
+      ...callHeaders(call),
+    });
     for await (const e of call.events()) {
       if (!started && e.type !== 'message_start' && e.type !== 'usage') {
         // message_start waits for the upstream's opening usage, so it can carry it.
@@ -114,13 +141,25 @@ async function serveStream(call: Call, codec: FormCodec, reply: CallReply, reque
       if (e.type === 'message_stop') {
         if (!started) await write(reply, writer.start(call.usageSoFar()), stallMs);
         started = true;
-        const usage = await call.finish(e.stopReason === 'refusal' ? 'blocked' : 'ok');
-        await write(reply, writer.finish(e, usage), stallMs);
+        // The closing events are encoded before the record says the call was answered.
+        const closing = writer.finish(e, await call.finalUsage());
+        await call.finish(e.stopReason === 'refusal' ? 'blocked' : 'ok');
+        await write(reply, closing, stallMs);
         break;
       }
       await write(reply, writer.event(e), stallMs);
     }
   } catch (error) {
+    if (!res.headersSent) {
+      // The reply could not even begin: the upstream is let go, the call metered as failed, and the client gets a 500.
+      await call.discard();
+      await call.finish('upstream_error', 'reply_failed').catch(() => undefined);
+      const failed = replyFailed(error);
+      res.writeHead(failed.status, { 'content-type': 'application/json', 'request-id': requestId, 'x-request-id': requestId });
+      res.end(JSON.stringify(errorBody(codec.errorForm, failed, requestId)));
+      // Thrown on for the transport's error log; the reply is already sent.
+      throw failed;
+    }
     // Cut by the gateway (grace period over): the client is still listening, so it is told why.
     const cut = gatewayCut(call);
     if (error instanceof UpstreamError && error.failure === 'aborted' && !cut) {

@@ -7,7 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { CanonicalEvent, CanonicalMessage, UpstreamUsage } from '../../data-plane/canonical';
 import type { MockBehaviour } from '../../routing/catalog.types';
 import { abortedError, UpstreamError, type ProviderAdapter, type ProviderCall } from '../provider';
-import { countTokens } from '../../tokenizer';
+import { countTokens, countTokensYielding } from '../../tokenizer';
 import { flattenPrompt, hashText, planReply, splitChunks, type MockReply } from './mock.mapper';
 
 export interface MockProviderOptions {
@@ -54,6 +54,10 @@ export class MockProvider implements ProviderAdapter {
   async *stream(call: ProviderCall): AsyncGenerator<CanonicalEvent> {
     const { request, deployment, signal } = call;
     const behaviour = deployment.provider.mock;
+    // Like a real upstream, the mock has the prompt as soon as it is called: a
+    // call cut during its latency is billed the input it would have reported.
+    call.sent?.built(() => countTokensYielding(flattenPrompt(request.system, request.messages)));
+    call.sent?.markSent();
     await pause(behaviour.latencyMs, signal);
     if (behaviour.failRate > 0 && this.random() < behaviour.failRate) throw failure(behaviour);
 

@@ -29,10 +29,20 @@ export function toStopReason(finish: string | null | undefined): StopReason {
 /** DeepSeek reports its prefix cache in its own fields beside the OpenAI ones. */
 type WireUsage = CompletionUsage & { prompt_cache_hit_tokens?: number };
 
-export function toUsage(usage: WireUsage): UpstreamUsage {
-  const prompt = usage.prompt_tokens ?? 0;
-  const hit = usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens ?? 0;
-  return { inputCacheHit: hit, inputCacheMiss: Math.max(0, prompt - hit), output: usage.completion_tokens ?? 0 };
+/**
+ * The figures the upstream reported: a side it left out (some compatible
+ * servers send `usage` with only one of them) stays absent, so metering
+ * counts that side locally instead of billing it as 0.
+ */
+export function toUsage(usage: WireUsage): Partial<UpstreamUsage> {
+  const out: Partial<UpstreamUsage> = {};
+  if (typeof usage.prompt_tokens === 'number') {
+    const hit = usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens ?? 0;
+    out.inputCacheHit = hit;
+    out.inputCacheMiss = Math.max(0, usage.prompt_tokens - hit);
+  }
+  if (typeof usage.completion_tokens === 'number') out.output = usage.completion_tokens;
+  return out;
 }
 
 /** Usage fields the gateway replaces with its own counts; the rest (e.g. `completion_tokens_details`) are relayed. */

@@ -8,7 +8,7 @@
 // reasoning item's encrypted content is its thinking signature. Usage:
 // `input_tokens` counts cached tokens, `input_tokens_details.cached_tokens`
 // is the cache hit.
-import type { CanonicalEvent, RawObject, StopReason } from '../../data-plane/canonical';
+import type { CanonicalEvent, RawObject, StopReason, UpstreamUsage } from '../../data-plane/canonical';
 import { except } from '../raw-fields';
 import { UpstreamError } from '../provider';
 import { isRecord } from '../upstream-http';
@@ -29,14 +29,19 @@ const FREEFORM_OPEN = '{"input":"';
 const FREEFORM_CLOSE = '"}';
 const escapeJsonText = (text: string): string => JSON.stringify(text).slice(1, -1);
 
+/** The figures the upstream reported; a side it left out stays absent, so metering counts it locally rather than as 0. */
 function usageEvent(usage: unknown): CanonicalEvent[] {
   if (!isRecord(usage)) return [];
-  const input = typeof usage.input_tokens === 'number' ? usage.input_tokens : 0;
-  const details = isRecord(usage.input_tokens_details) ? usage.input_tokens_details : {};
-  const hit = typeof details.cached_tokens === 'number' ? details.cached_tokens : 0;
-  const output = typeof usage.output_tokens === 'number' ? usage.output_tokens : 0;
+  const reported: Partial<UpstreamUsage> = {};
+  if (typeof usage.input_tokens === 'number') {
+    const details = isRecord(usage.input_tokens_details) ? usage.input_tokens_details : {};
+    const hit = typeof details.cached_tokens === 'number' ? details.cached_tokens : 0;
+    reported.inputCacheHit = hit;
+    reported.inputCacheMiss = Math.max(0, usage.input_tokens - hit);
+  }
+  if (typeof usage.output_tokens === 'number') reported.output = usage.output_tokens;
   const extra = except(usage, OWNED_USAGE);
-  return [{ type: 'usage', usage: { inputCacheHit: hit, inputCacheMiss: Math.max(0, input - hit), output }, ...(extra ? { extra } : {}) }];
+  return [{ type: 'usage', usage: reported, ...(extra ? { extra } : {}) }];
 }
 
 function messageStart(response: RawObject): CanonicalEvent {

@@ -33,7 +33,7 @@ export async function pool(): Promise<pg.Pool> {
   return (await testDatabase()).pool;
 }
 
-/** Every column of usage_records, for tests that seed rows with SQL. */
+/** Every column of usage_records, for tests that seed rows with SQL (`estimated` keeps its default, false). */
 export const USAGE_RECORD_COLUMNS = `id, request_id, account_id, api_key_id, form, model, routed_model, provider, route_tier, route_score,
   route_reasons, thinking, stream, status, error_code, price_tier, raw_input_cache_hit, raw_input_cache_miss, raw_output,
   tokens_input_cache_hit, tokens_input_cache_miss, tokens_output, amount_input_cache_hit, amount_input_cache_miss, amount_output,
@@ -218,6 +218,7 @@ export function usageInput(
     errorCode: null,
     raw,
     tokens,
+    estimated: false,
     amounts: priceCall(tokens, t.app.services.catalog.prices),
     guardrailHits: {},
     latencyMs: 1,

@@ -150,6 +150,36 @@ describe('Anthropic mapper', () => {
       ]);
     });
 
+    it('reports cache writes by TTL: the cache_creation split where sent, else all of them as 5-minute writes', () => {
+      const split = new AnthropicStreamMapper();
+      const start = {
+        ...START,
+        message: {
+          ...START.message,
+          usage: {
+            input_tokens: 10,
+            cache_creation_input_tokens: 300,
+            cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 },
+            cache_read_input_tokens: 0,
+            output_tokens: 1,
+          },
+        },
+      };
+      expect(split.push('message_start', start).at(-1)).to.deep.equal({
+        type: 'usage',
+        usage: { inputCacheHit: 0, inputCacheMiss: 310, output: 1, cacheWrite5m: 100, cacheWrite1h: 200 },
+      });
+      // message_delta repeating the totals without the split keeps the split it had.
+      expect(
+        split.push('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { input_tokens: 10, cache_creation_input_tokens: 300, output_tokens: 9 } }),
+      ).to.deep.equal([{ type: 'usage', usage: { inputCacheMiss: 310, output: 9, cacheWrite5m: 100, cacheWrite1h: 200 } }]);
+      const unsplit = new AnthropicStreamMapper();
+      expect(unsplit.push('message_start', START).at(-1)).to.deep.equal({
+        type: 'usage',
+        usage: { inputCacheHit: 100, inputCacheMiss: 15, output: 1, cacheWrite5m: 5, cacheWrite1h: 0 },
+      });
+    });
+
     it('passes the stop sequence that ended the message', () => {
       const mapper = new AnthropicStreamMapper();
       mapper.push('message_start', START);

@@ -102,6 +102,8 @@ export interface FakeUpstream {
   requests: RecordedRequest[];
   /** Queues replies for the next calls, in order. */
   script(...replies: FakeReply[]): void;
+  /** Drops the replies no call has taken yet. */
+  unscript(): void;
   close(): Promise<void>;
 }
 
@@ -188,6 +190,9 @@ async function startFake(protocol: Protocol): Promise<FakeUpstream> {
     requests,
     script: (...replies) => {
       queue.push(...replies);
+    },
+    unscript: () => {
+      queue.length = 0;
     },
     close,
   };

@@ -59,6 +59,13 @@ export const MIN_USEFUL_OUTPUT_TOKENS = 1_024;
  * whose body is at most 192 bytes, and the 64-token base overhead.
  */
 export const MINIMAL_PROMPT_TOKENS = 256;
+/**
+ * Input tokens a reservation counts at most: 10^13, past any upstream's
+ * context windows and loops many times over, so a request stating absurd
+ * bounds (`max_uses: 1e15`) is refused for its cost rather than overflowing
+ * the integer arithmetic.
+ */
+const TOKEN_CEILING = 1e13;
 
 export interface WorstCase {
   /** Micro-units: the call's cost at the requested max_tokens. */
@@ -118,7 +125,8 @@ function inputPricing(unify: UnifyFactors, prices: Record<PriceTier, Decimal>, p
   }
   // Each tier's amount is rounded half up once more: 2 micro-units.
   const slack = amount(mulCeil(1, unify.cachedInput), hit) + amount(slackUnits, miss) + 2n;
-  return (tokens: number): bigint => {
+  return (uncapped: number): bigint => {
+    const tokens = Math.min(uncapped, TOKEN_CEILING);
     const asMiss = amount(mulCeil(tokens, missFactor), miss);
     const asHit = amount(mulCeil(tokens, unify.cachedInput), hit);
     return (asMiss > asHit ? asMiss : asHit) + slack;

@@ -224,6 +224,12 @@ describe('worst case', () => {
       expect(reserve(unknown, [deployment], tight).micros).to.equal(expected(unknown, { instructions: 1, once: 400_000, samplings: 10 }));
     });
 
+    it('absurd bounds in the request cost a reservation no limit covers, not an overflow (a 5xx)', () => {
+      const request = messages({ tools: [{ type: 'web_fetch_20250910', name: 'web_fetch', max_uses: 1e15, max_content_tokens: 1e15 }] });
+      // 10^13 input tokens at 2 micro-units a token, at least.
+      expect(reserve(request).micros).to.be.at.least(2e13);
+    });
+
     it('the issue\'s call: one web_search whose upstream reported 150,000 input tokens fits its reservation', () => {
       const request = responses({ tools: [{ type: 'web_search' }] });
       const billed = 2 * 150_000 + 8 * 256;

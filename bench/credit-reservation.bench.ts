@@ -1,17 +1,21 @@
 // What credit admission adds to a call of an account with a limit (issue 16:
-// under 30 µs CPU on the hot path): the worst-case estimate, the reservation
+// under 30 µs CPU on the hot path): the worst-case estimate (with issue 27's
+// scan of the caller's body for what the upstream adds), the reservation
 // against this process's lease and its settlement, for every request of the
 // routing corpus (chats up to Claude Code agent turns with a 16 kB system
-// prompt and tools). The lease is granted once up front, as for an account
-// far from its limit; the ledger's round trip to PostgreSQL, which such an
-// account pays once per heartbeat period, is measured by the paced run with
-// a credit limit in `npm run bench` (bench/run.ts).
+// prompt and tools), each as the Messages body a client would send. The lease
+// is granted once up front, as for an account far from its limit; the
+// ledger's round trip to PostgreSQL, which such an account pays once per
+// heartbeat period, is measured by the paced run with a credit limit in
+// `npm run bench` (bench/run.ts).
 // Run alone: node --import ./src/compat/node20.mjs --import tsx bench/credit-reservation.bench.ts
 import { pathToFileURL } from 'node:url';
 import type pg from 'pg';
 import pino from 'pino';
+import { decodeMessagesRequest, type MessagesRequest } from '../src/data-plane/messages/messages.decoder';
 import { CreditLedger } from '../src/metering/credit-ledger';
 import { worstCase } from '../src/metering/worst-case';
+import { toAnthropicRequest } from '../src/providers/anthropic/anthropic-request.mapper';
 import { builtinCatalog } from '../src/routing/catalog';
 import { loadCorpus, toRequest } from '../scripts/routing-corpus';
 
@@ -25,8 +29,10 @@ const grantingPool = {
 export async function runCreditReservationBench(): Promise<{ p50: number; p95: number; max: number }> {
   const catalog = builtinCatalog({});
   const model = catalog.models[0]!;
-  const requests = loadCorpus().map(toRequest);
-  const bodies = requests.map((request) => Buffer.byteLength(JSON.stringify(request)));
+  const deployment = model.routes.heavy[0]!;
+  // The body a Messages client sends for each corpus request: what the worst case reads.
+  const requests = loadCorpus().map((item) => decodeMessagesRequest(toAnthropicRequest(toRequest(item), deployment) as unknown as MessagesRequest));
+  const bodies = requests.map((request) => Buffer.byteLength(JSON.stringify(request.source!.body)));
   const ledger = new CreditLedger(grantingPool, { leaseTtlMs: 600_000, logger: pino({ level: 'silent' }) });
   const account = {
     id: 'acc_bench',

@@ -137,7 +137,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   await changes.start();
 
   const { audit, accounts, sessions } = accountServices(options, changes);
-  const credit = new CreditMonitor(database.pool);
+  const credit = new CreditMonitor(database.pool, catalog.minimalCallMicros);
   const models = { has: (name: string) => catalog.modelsByName.has(name), names: () => catalog.models.map((m) => m.name) };
   const keys = new ApiKeyService(database.orm, accounts, audit, models, credit, (keyId) => changes.emitLocal(CHANNELS.keys, keyId));
   changes.on(CHANNELS.accounts, (accountId) => credit.forget(accountId));

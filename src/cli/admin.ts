@@ -132,7 +132,7 @@ async function run(argv: string[]): Promise<unknown> {
         return { account_id: account.id, ...guardrailRule(rule) };
       }
       default: {
-        const usage = new UsageQueryService(database.pool, accounts, catalog, new CreditMonitor(database.pool));
+        const usage = new UsageQueryService(database.pool, accounts, catalog, new CreditMonitor(database.pool, catalog.minimalCallMicros));
         // Awaited here, inside the try: the finally below closes the database.
         return await usage.closeSettlement(required(values, 'account'), required(values, 'month'));
       }

@@ -165,6 +165,13 @@ export interface UpstreamUsage {
   inputCacheHit: number;
   inputCacheMiss: number;
   output: number;
+  /**
+   * The part of `inputCacheMiss` that wrote the prompt cache, by TTL
+   * (Anthropic `cache_creation`; an unsplit count is 5-minute, the default
+   * TTL): billed at the deployment's write factors (DESIGN §9).
+   */
+  cacheWrite5m?: number;
+  cacheWrite1h?: number;
 }
 
 /** `raw`: the upstream's own content block as it started (same-protocol relay). */

@@ -175,13 +175,19 @@ export class KeyAuthenticator {
     };
   }
 
-  /** A key with calls in flight changed (or its account did): if it is no longer usable, those calls are cut with the refusal a new call would get. */
+  /**
+   * A key with calls in flight changed (or its account did): if it is no
+   * longer usable, those calls are cut with the refusal a new call would get.
+   * An account that has only come to its limit lets them finish: each holds
+   * a reservation within the limit. One whose settled usage has reached the
+   * limit itself (the operator lowered it) cuts them.
+   */
   private async recheck(keyId: string): Promise<void> {
     try {
       const result = await this.pool.query<KeyRow>(`${KEY_SELECT} where k.id = $1`, [keyId]);
       const row = result.rows[0];
       const refusal = row
-        ? refusalOf(entryOf(row, this), await this.credit.isOverLimit(accountOf(row)))
+        ? refusalOf(entryOf(row, this), (await this.credit.state(accountOf(row))) === 'over_limit')
         : new AppError('authentication', 'key_cancelled', 'The API key has been cancelled');
       if (!refusal) return;
       for (const cut of [...(this.running.get(keyId) ?? [])]) cut(refusal);

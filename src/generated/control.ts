@@ -544,7 +544,7 @@ export interface components {
             reserved: components["schemas"]["DecimalString"];
             /** @description Limit minus used minus reserved (never below zero); null when unlimited. */
             remaining: components["schemas"]["DecimalString"] | null;
-            /** @description True while the month-to-date amount has reached the limit (every key answers 429). */
+            /** @description True while the account is at its limit, when what the limit leaves (limit minus month-to-date) cannot pay for a minimal useful call (every key reads suspended and answers 429). */
             suspended: boolean;
             /**
              * @description What admission does with a call whose worst case does not fit the

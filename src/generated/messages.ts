@@ -557,7 +557,7 @@ export interface components {
             messages: components["schemas"]["ChatMessageParam"][];
             /** @description Maximum output tokens (optional in this form). */
             max_tokens?: number | null;
-            /** @description Newer name of `max_tokens`; wins when both are given. */
+            /** @description Newer name of `max_tokens`. Both may be given only with the same value (400 naming `max_tokens` otherwise). */
             max_completion_tokens?: number | null;
             stream?: boolean | null;
             stream_options?: ({

@@ -159,6 +159,8 @@ export class CreditLedger {
     const lowering = account.creditOverflow === 'lower_max_tokens';
     // What must fit at least: the whole worst case, or when lowering, the cheapest useful call.
     const minimum = lowering ? Math.min(worst.minimumMicros, worst.micros) : worst.micros;
+    /** What the account's limit leaves beyond every lease, as the last grow read it (all processes). */
+    let headroom = 0;
     for (let grows = 0; ; grows++) {
       // A grow in flight may bring enough for this call too.
       while (lease.growing) await lease.growing;
@@ -173,7 +175,7 @@ export class CreditLedger {
       );
       let granted: number;
       try {
-        granted = await growing;
+        ({ granted, headroom } = await growing);
       } finally {
         lease.growing = null;
       }
@@ -189,7 +191,8 @@ export class CreditLedger {
       return reserve(lease, fit.micros, { from: worst.maxTokens, to: fit.maxTokens });
     }
     this.counts.refused++;
-    throw creditRefusal(worst.micros, Math.max(0, available), account.currency);
+    // The true remaining: the limit less month-to-date less every process's reservations, plus what this lease holds for no call.
+    throw creditRefusal(worst.micros, headroom + Math.max(0, available), account.currency);
   }
 
   /** What the lease covers beyond the calls in flight (nothing once the row may have expired). */
@@ -197,20 +200,24 @@ export class CreditLedger {
     return performance.now() < lease.validUntil ? lease.mirror - lease.inflight : 0;
   }
 
-  /** One round trip: the lease grows by what the account's headroom allows (at least `need`, else nothing); resolves to the grant. */
-  private async grow(lease: Lease, need: number, want: number): Promise<number> {
+  /**
+   * One round trip: the lease grows by what the account's headroom allows (at
+   * least `need`, else nothing); resolves to the grant and what the limit
+   * leaves beyond every lease after it.
+   */
+  private async grow(lease: Lease, need: number, want: number): Promise<{ granted: number; headroom: number }> {
     const started = performance.now();
     this.counts.grows++;
     // A database that is away fails the call as every data-plane read does (503 database_unavailable, toAppError).
-    const result = await this.pool.query<{ granted: string }>({
+    const result = await this.pool.query<{ granted: string; headroom: string | null }>({
       name: 'credit_grow',
-      text: 'select granted from gateway_credit_grow($1, $2, $3, $4, $5, $6)',
+      text: 'select granted, headroom from gateway_credit_grow($1, $2, $3, $4, $5, $6)',
       values: [lease.accountId, lease.month, this.holder, need, want, this.options.leaseTtlMs],
     });
     const granted = Number(result.rows[0]?.granted ?? 0);
     lease.mirror += granted;
     lease.validUntil = started + this.validFor;
-    return granted;
+    return { granted, headroom: Math.max(0, Number(result.rows[0]?.headroom ?? 0)) };
   }
 
   /** A lease row is surely alive for two thirds of its TTL after the statement that extended it started. */
@@ -287,11 +294,12 @@ function reserve(lease: Lease, micros: number, lowered: { from: number; to: numb
   return new Reservation(lease, micros, lowered);
 }
 
-export function creditRefusal(worstMicros: number, availableMicros: number, currency: string): AppError {
+/** The refusal of one call whose worst case does not fit; the account's keys stay active for calls that do. */
+export function creditRefusal(worstMicros: number, remainingMicros: number, currency: string): AppError {
   return new AppError(
     'rate_limit',
     'credit_limit_reached',
-    `The account's monthly credit limit cannot cover this call: its worst case (${formatMicros(worstMicros)} ${currency}, input at the miss price plus max_tokens at the output price) exceeds the ${formatMicros(availableMicros)} ${currency} not yet used or reserved; a smaller max_tokens or prompt may fit`,
+    `The account's monthly credit limit cannot cover this call: its worst case (${formatMicros(worstMicros)} ${currency}: its input, what its tools and references may add, and max_tokens at the output price) exceeds the ${formatMicros(remainingMicros)} ${currency} not yet used or reserved (the limit less month-to-date usage and the calls in flight); a smaller max_tokens or prompt may fit`,
     { headers: { 'x-should-retry': 'false' } },
   );
 }

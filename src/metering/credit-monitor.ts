@@ -9,10 +9,28 @@ interface Entry {
 }
 
 /**
+ * Where an account stands against its limit (DESIGN §9, spec §3):
+ * `open`; `at_limit`, once what the limit leaves (limit − settled
+ * month-to-date) cannot pay for a minimal useful call, when every key reads
+ * suspended and every call gets 429; `over_limit`, once settled usage has
+ * reached the limit itself (the operator lowered it), when the calls in
+ * flight are cut too. Calls admitted before the account reached its limit
+ * hold reservations within it, so they finish.
+ */
+export type CreditState = 'open' | 'at_limit' | 'over_limit';
+
+/** The one threshold of the at-limit state: the usage statement's NOTIFY and every reader use it. */
+export function creditState(limitMicros: number | null, settledMicros: number, minimalCallMicros: number): CreditState {
+  if (limitMicros === null) return 'open';
+  if (settledMicros >= limitMicros) return 'over_limit';
+  return limitMicros - settledMicros < minimalCallMicros ? 'at_limit' : 'open';
+}
+
+/**
  * Month-to-date amounts per account, cached per process. The metering
  * transaction maintains `account_month_usage`; this process learns of its
  * own writes directly and of other processes' through NOTIFY (the recorder
- * notifies when an account crosses its limit; an operator changing the limit
+ * notifies when an account reaches its limit; an operator changing the limit
  * notifies too). The month is read in the account's zone, so the turn of the
  * month restores keys without any job.
  */
@@ -27,7 +45,11 @@ export class CreditMonitor implements CreditGate {
   private readonly versions = new Map<string, number>();
   private epoch = 0;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    /** Micro-units of the minimal useful call (Catalog.minimalCallMicros): the at-limit threshold. */
+    readonly minimalCallMicros: number,
+  ) {}
 
   private version(accountId: string): string {
     return `${this.epoch}:${this.versions.get(accountId) ?? 0}`;
@@ -71,10 +93,19 @@ export class CreditMonitor implements CreditGate {
     return entry;
   }
 
-  async isOverLimit(account: AccountView): Promise<boolean> {
-    if (account.creditLimitMicros === null) return false;
+  async state(account: AccountView): Promise<CreditState> {
+    if (account.creditLimitMicros === null) return 'open';
     const { amountMicros } = await this.monthToDate(account);
-    return amountMicros >= account.creditLimitMicros;
+    return this.stateOf(account.creditLimitMicros, amountMicros);
+  }
+
+  stateOf(limitMicros: number | null, settledMicros: number): CreditState {
+    return creditState(limitMicros, settledMicros, this.minimalCallMicros);
+  }
+
+  /** At (or over) its limit: every key of the account reads suspended (`credit_limit`). */
+  async isOverLimit(account: AccountView): Promise<boolean> {
+    return (await this.state(account)) !== 'open';
   }
 
   /** Called by the recorder after its transaction commits. */

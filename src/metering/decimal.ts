@@ -62,6 +62,17 @@ export function formatMicros(micros: number | bigint, minFractionDigits = 0): st
   return formatScaled(BigInt(micros), MAX_DECIMAL_SCALE, Math.min(minFractionDigits, MAX_DECIMAL_SCALE));
 }
 
+/** a × b, exact (its scale is the sum of theirs, trailing zeros dropped): e.g. a unify factor times a provider's multiplier. */
+export function mulDecimal(a: Decimal, b: Decimal): Decimal {
+  let units = a.units * b.units;
+  let scale = a.scale + b.scale;
+  while (scale > 0 && units % 10n === 0n) {
+    units /= 10n;
+    scale--;
+  }
+  return { units, scale, text: formatScaled(units, scale) };
+}
+
 /** A decimal amount of currency (e.g. a credit limit) in exact micro-units. */
 export function toMicros(value: Decimal): bigint {
   if (value.scale > MAX_DECIMAL_SCALE) throw new RangeError(`${value.text} has more than 6 decimal places`);

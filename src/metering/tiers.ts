@@ -44,13 +44,26 @@ export function priceClassOf(thinking: boolean): PriceClass {
 /**
  * Raw upstream tokens → unified tokens. Each kind is rounded up on its own,
  * once per call: rounding the sum instead would let the split between hit
- * and miss change the bill.
+ * and miss change the bill. Prompt-cache writes are a kind of their own per
+ * TTL, converted at what the provider charges for them (the deployment's
+ * write factors), and land in the input cache-miss tier (DESIGN §9): the six
+ * tiers stay.
  */
 export function unifyUsage(usage: UpstreamUsage, unify: UnifyFactors, thinking: boolean): MeteredTokens {
+  const write5m = usage.cacheWrite5m ?? 0;
+  const write1h = usage.cacheWrite1h ?? 0;
+  let inputCacheMiss: number;
+  if (write5m === 0 && write1h === 0) inputCacheMiss = mulCeil(usage.inputCacheMiss, unify.input);
+  else {
+    // Writes beyond the miss count (a malformed report) are still billed as writes, never as less.
+    const plain = Math.max(0, usage.inputCacheMiss - write5m - write1h);
+    inputCacheMiss =
+      mulCeil(plain, unify.input) + mulCeil(write5m, unify.cacheWrite5m ?? unify.input) + mulCeil(write1h, unify.cacheWrite1h ?? unify.input);
+  }
   return {
     priceTier: priceClassOf(thinking),
     inputCacheHit: mulCeil(usage.inputCacheHit, unify.cachedInput),
-    inputCacheMiss: mulCeil(usage.inputCacheMiss, unify.input),
+    inputCacheMiss,
     output: mulCeil(usage.output, unify.output),
   };
 }

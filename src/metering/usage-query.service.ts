@@ -392,7 +392,8 @@ export class UsageQueryService {
       month_used: formatMicros(amountMicros),
       reserved: formatMicros(reserved),
       remaining: limit === null ? null : formatMicros(Math.max(0, limit - amountMicros - reserved)),
-      suspended: limit !== null && amountMicros >= limit,
+      // At its limit (the same threshold as the keys' state): what is left cannot pay for a minimal useful call.
+      suspended: this.credit.stateOf(limit, amountMicros) !== 'open',
       overflow: account.creditOverflow,
     };
   }

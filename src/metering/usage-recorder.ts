@@ -110,7 +110,8 @@ type UsageRow = Record<(typeof USAGE_RECORD_COLUMNS)[number][0], unknown>;
  * completes, and calls arriving while a transaction is open share the next
  * one. One transaction writes the records, adds to each key's used_tokens
  * and last_used_at, and adds to the account's month-to-date amount; when that
- * amount crosses the credit limit every process is told through NOTIFY.
+ * amount brings the account to its credit limit (CreditMonitor's at-limit
+ * threshold) every process is told through NOTIFY.
  */
 export class UsageRecorder {
   private queue: Pending[] = [];
@@ -277,9 +278,11 @@ export class UsageRecorder {
          -- synchronous_commit for this statement's own transaction only (GATEWAY_USAGE_SYNC_COMMIT).
          select set_config('synchronous_commit', $9, true) as value
        ), crossed as (
-         -- Tell every process the moment an account crosses its limit.
+         -- Tell every process the moment an account comes to its limit: what the limit leaves
+         -- can no longer pay for a minimal useful call (CreditMonitor's threshold).
          select pg_notify($8, account_id) from totals
-         where credit_limit_micros is not null and amount_micros >= credit_limit_micros and before_micros < credit_limit_micros
+         where credit_limit_micros is not null
+           and credit_limit_micros - amount_micros < $14 and credit_limit_micros - before_micros >= $14
        )
        select account_id, month, amount_micros, (select count(*) from crossed)::int as notified, (select value from durability) as durability from totals`,
       values: [
@@ -296,6 +299,7 @@ export class UsageRecorder {
         settled.map((lease) => lease.month),
         settled.map((lease) => lease.micros),
         this.leaseHolder,
+        this.credit.minimalCallMicros,
       ],
     });
     for (const row of totals.rows) this.credit.observe(row.account_id, row.month, row.amount_micros);

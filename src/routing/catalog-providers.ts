@@ -1,6 +1,7 @@
 // The `providers` section of the model catalog (DESIGN §7): each upstream's
 // type, address, key variable, clocks, breaker and mock behaviour, checked
 // with the same readers as the rest of the file (catalog.ts runs the whole).
+import { ALLOWANCE_KINDS, MAX_INPUT_ALLOWANCE, type InputAllowances } from '../metering/input-allowances';
 import { at, type Env, type Json, type Reader } from './catalog-reader';
 import type { BreakerOptions, MockBehaviour, ProviderConfig, ProviderType } from './catalog.types';
 
@@ -48,6 +49,23 @@ export function parseBreaker(r: Reader, value: unknown, path: string, base: Read
   };
 }
 
+/**
+ * `input_allowances: {"web_search": 20000, …}` on a provider or a deployment:
+ * tokens the worst case allows for each kind of input the upstream adds
+ * beyond the body (src/metering/input-allowances.ts), over the defaults.
+ */
+export function parseInputAllowances(r: Reader, value: unknown, path: string): Partial<InputAllowances> | undefined {
+  if (value === undefined) return undefined;
+  const json = r.object(value, path, ALLOWANCE_KINDS);
+  if (json === undefined) return undefined;
+  const allowances: Partial<Record<keyof InputAllowances, number>> = {};
+  for (const kind of ALLOWANCE_KINDS) {
+    const tokens = r.integer(json, kind, path, 0, MAX_INPUT_ALLOWANCE);
+    if (tokens !== undefined) allowances[kind] = tokens;
+  }
+  return allowances;
+}
+
 function parseBaseUrl(r: Reader, json: Json, path: string, type: ProviderType): string | undefined {
   const raw = r.string(json, 'base_url', path);
   if (raw === undefined) {
@@ -81,7 +99,18 @@ function parseProvider(
   breaker: Readonly<BreakerOptions>,
 ): ProviderConfig | undefined {
   const path = at('providers', name);
-  const json = r.object(value, path, ['type', 'base_url', 'api_key_env', 'timeout_ms', 'connect_timeout_ms', 'idle_timeout_ms', 'mock', 'breaker', 'responses']);
+  const json = r.object(value, path, [
+    'type',
+    'base_url',
+    'api_key_env',
+    'timeout_ms',
+    'connect_timeout_ms',
+    'idle_timeout_ms',
+    'mock',
+    'breaker',
+    'responses',
+    'input_allowances',
+  ]);
   if (json === undefined) return undefined;
   if (!PROVIDER_NAME.test(name)) r.fail(path, 'provider names may only contain letters, digits, ".", "_" and "-"');
   const typeText = r.required(r.string(json, 'type', path), json, 'type', path);
@@ -107,6 +136,7 @@ function parseProvider(
   if (json.responses !== undefined && typeof json.responses !== 'boolean') r.fail(at(path, 'responses'), 'must be true or false');
   else if (json.responses === true && type !== undefined && type !== 'openai') r.fail(at(path, 'responses'), 'is only valid for providers of type "openai"');
   const ownBreaker = json.breaker === undefined ? undefined : parseBreaker(r, json.breaker, at(path, 'breaker'), breaker);
+  const inputAllowances = parseInputAllowances(r, json.input_allowances, at(path, 'input_allowances'));
   if (type === undefined) return undefined;
   return {
     name,
@@ -118,6 +148,7 @@ function parseProvider(
     idleTimeoutMs: idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     mock,
     ...(ownBreaker === undefined ? {} : { breaker: ownBreaker }),
+    ...(inputAllowances === undefined ? {} : { inputAllowances }),
     ...(json.responses === true && type === 'openai' ? { responses: true } : {}),
   };
 }

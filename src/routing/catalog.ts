@@ -5,9 +5,11 @@
 // read in catalog-providers.ts.
 import { readFile } from 'node:fs/promises';
 import { BUILT_IN_RULES, DEFAULT_POLICY_BY_CATEGORY, isPolicyKey } from '../guardrails/guardrail-policy';
-import { parseDecimal } from '../metering/decimal';
+import { mulDecimal, parseDecimal } from '../metering/decimal';
+import { resolveAllowances } from '../metering/input-allowances';
+import { minimalCallMicros } from '../metering/worst-case';
 import { builtinCatalogJson } from './builtin-catalog';
-import { parseBreaker, parseProviders, type ProviderTable } from './catalog-providers';
+import { parseBreaker, parseInputAllowances, parseProviders, type ProviderTable } from './catalog-providers';
 import { at, Reader, suggestion, type CatalogIssue, type Env, type Json } from './catalog-reader';
 import { DEFAULT_BREAKER } from './circuit-breaker';
 import { ROUTING_MODEL, routingModelProblem } from './routing-model';
@@ -21,6 +23,7 @@ import {
   type GuardrailPolicy,
   type ModelEntry,
   type PriceTier,
+  type ProviderType,
   type Tier,
   type UnifyFactors,
 } from './catalog.types';
@@ -67,19 +70,33 @@ function parsePrices(r: Reader, value: unknown): Record<PriceTier, Decimal> | un
   return PRICE_TIERS.every((tier) => prices[tier] !== undefined) ? (prices as Record<PriceTier, Decimal>) : undefined;
 }
 
-function parseUnify(r: Reader, value: unknown, path: string): UnifyFactors {
+/**
+ * What Anthropic charges for a prompt-cache write, relative to plain input:
+ * 1.25× for the 5-minute TTL (the default), 2× for the 1-hour one.
+ */
+const ANTHROPIC_CACHE_WRITE = { '5m': parseDecimal('1.25'), '1h': parseDecimal('2') };
+
+function parseUnify(r: Reader, value: unknown, path: string, providerType: ProviderType | undefined): UnifyFactors {
   const one = parseDecimal('1');
-  const json = value === undefined ? {} : r.object(value, path, ['input', 'cached_input', 'output']);
-  if (json === undefined) return { input: one, cachedInput: one, output: one };
+  const json = value === undefined ? {} : r.object(value, path, ['input', 'cached_input', 'output', 'cache_write_5m', 'cache_write_1h']);
   const factor = (key: string): Decimal | undefined =>
-    json[key] === undefined ? undefined : r.decimal(json[key], at(path, key), (d) => (d.units > 0n ? '' : `must be greater than 0, got ${d.text}`));
+    json?.[key] === undefined ? undefined : r.decimal(json[key], at(path, key), (d) => (d.units > 0n ? '' : `must be greater than 0, got ${d.text}`));
   const input = factor('input') ?? one;
-  // Cached input is usually discounted by the upstream already; by default it unifies like fresh input.
-  return { input, cachedInput: factor('cached_input') ?? input, output: factor('output') ?? one };
+  // A cache write unifies at what the provider charges for it: on Anthropic above the input price; elsewhere writes are not billed apart.
+  const write = (key: string, ttl: keyof typeof ANTHROPIC_CACHE_WRITE): Decimal =>
+    factor(key) ?? (providerType === 'anthropic' ? mulDecimal(input, ANTHROPIC_CACHE_WRITE[ttl]) : input);
+  return {
+    input,
+    // Cached input is usually discounted by the upstream already; by default it unifies like fresh input.
+    cachedInput: factor('cached_input') ?? input,
+    output: factor('output') ?? one,
+    cacheWrite5m: write('cache_write_5m', '5m'),
+    cacheWrite1h: write('cache_write_1h', '1h'),
+  };
 }
 
 function parseDeployment(r: Reader, value: unknown, path: string, providers: ProviderTable): Deployment | undefined {
-  const json = r.object(value, path, ['provider', 'model', 'thinking', 'unify']);
+  const json = r.object(value, path, ['provider', 'model', 'thinking', 'unify', 'input_allowances']);
   if (json === undefined) return undefined;
   const providerName = r.required(r.string(json, 'provider', path), json, 'provider', path);
   if (providerName !== undefined && !providers.names.includes(providerName)) {
@@ -87,10 +104,11 @@ function parseDeployment(r: Reader, value: unknown, path: string, providers: Pro
   }
   const model = r.required(r.string(json, 'model', path), json, 'model', path);
   if (json.thinking !== undefined && typeof json.thinking !== 'boolean') r.fail(at(path, 'thinking'), 'must be true or false');
-  const unify = parseUnify(r, json.unify, at(path, 'unify'));
   const provider = providerName === undefined ? undefined : providers.byName.get(providerName);
+  const unify = parseUnify(r, json.unify, at(path, 'unify'), provider?.type);
+  const own = parseInputAllowances(r, json.input_allowances, at(path, 'input_allowances'));
   if (provider === undefined || model === undefined) return undefined;
-  return { provider, model, thinking: json.thinking === true, unify };
+  return { provider, model, thinking: json.thinking === true, unify, inputAllowances: resolveAllowances(provider.inputAllowances, own) };
 }
 
 /**
@@ -277,6 +295,7 @@ export function parseCatalog(json: unknown, env: Env, source: string): Catalog {
   const resolveModel = modelResolver(r, models);
   if (r.issues.length > 0 || prices === undefined) throw new CatalogError(source, r.issues);
   return {
+    minimalCallMicros: minimalCallMicros({ models, prices }),
     currency: currency ?? DEFAULT_CURRENCY,
     prices,
     providers: Object.fromEntries(providers.byName),

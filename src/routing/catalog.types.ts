@@ -1,5 +1,6 @@
 // The model catalog (DESIGN §7): a contract operators write and outside tests
 // rely on. `catalog.ts` parses the JSON file into these types.
+import type { InputAllowances } from '../metering/input-allowances';
 
 export const TIERS = ['light', 'standard', 'heavy', 'thinking'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -61,6 +62,8 @@ export interface ProviderConfig {
   mock: MockBehaviour;
   /** This provider's deployments' breaker settings, when they differ from the catalog's. */
   breaker?: BreakerOptions;
+  /** Input allowances this provider's deployments take over the defaults (`input_allowances`, tokens by kind). */
+  inputAllowances?: Partial<InputAllowances>;
   /**
    * `openai` only: the server also speaks the Responses API
    * (`POST {base_url}/responses`), so calls in the Responses form pass
@@ -73,6 +76,14 @@ export interface UnifyFactors {
   input: Decimal;
   cachedInput: Decimal;
   output: Decimal;
+  /**
+   * Prompt-cache writes (Anthropic `cache_creation`), billed in the input
+   * cache-miss tier at what the provider charges for them: 5-minute and
+   * 1-hour writes. Absent: as `input` (catalogs set them on every deployment:
+   * 1.25 and 2 × `input` on `anthropic` ones unless stated).
+   */
+  cacheWrite5m?: Decimal;
+  cacheWrite1h?: Decimal;
 }
 
 export interface Deployment {
@@ -86,6 +97,13 @@ export interface Deployment {
    */
   thinking: boolean;
   unify: UnifyFactors;
+  /**
+   * What the worst case allows, in tokens, for each input the upstream adds
+   * beyond the request body (hosted tools' results, files and images it
+   * fetches, built-in definitions): the defaults, the provider's and the
+   * deployment's own `input_allowances`. Absent: the defaults.
+   */
+  inputAllowances?: InputAllowances;
 }
 
 export interface ModelEntry {
@@ -128,4 +146,11 @@ export interface Catalog {
   guardrails: { policies: Partial<Record<string, GuardrailPolicy>>; blockList: string[] };
   /** Problems that do not stop start-up (e.g. an unset `api_key_env`), for the boot log. */
   warnings?: string[];
+  /**
+   * Micro-units of the minimal useful call (DESIGN §9): a minimal prompt and
+   * 1,024 output tokens at the costliest price class and unify factors any
+   * call can reach in this catalog. An account whose limit less its settled
+   * month-to-date is below this is at its limit.
+   */
+  minimalCallMicros: number;
 }

@@ -1,6 +1,9 @@
 // A running stream ends with its key (issue 15): suspending or cancelling the
-// key, or its account crossing the credit limit, ends the stream at once with
-// an `error` event naming why, and what was produced is metered.
+// key, or its account's settled usage reaching the credit limit, ends the
+// stream at once with an `error` event naming why, and what was produced is
+// metered. An account that only comes to its limit (issue 27: what the limit
+// leaves cannot pay for a minimal useful call) lets running calls finish:
+// each holds a reservation within the limit.
 import { expect } from 'chai';
 import { api, createAccount, createKey, startTestApp, type TestApp } from '../support/app';
 import { catalogFile, usageRecord } from '../support/data-plane';
@@ -92,4 +95,33 @@ describe('security: streams end with their key', function () {
       expect(Number(record.tokens_output ?? 0)).to.be.greaterThan(0);
     });
   }
+
+  it('an account that comes to its limit, not past it, lets a running stream finish while new calls get 429', async () => {
+    const minimal = t.app.services.catalog.minimalCallMicros;
+    const owner = await createAccount(t, { creditLimitMicros: 10 * minimal });
+    const key = await createKey(t, owner.token, { model_scope: ['m-slow'] });
+    upstream.script({ text: Array.from({ length: 20 }, (_, i) => `word${i}`).join(' '), chunkDelayMs: 50 });
+    const response = await fetch(`${t.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key.api_key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'm-slow', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).to.equal(200);
+    const streamed = response.text();
+    // Nothing settled yet; the limit now leaves less than a minimal useful call: at its limit, not over it.
+    await t.app.services.accounts.setCreditLimit({ accountId: owner.accountId, userId: null, label: 'test', role: 'owner', ip: null }, minimal - 1);
+    const refused = await fetch(`${t.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key.api_key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'm-slow', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(refused.status).to.equal(429);
+    expect(((await refused.json()) as any).error.message).to.match(/all its keys are suspended/);
+    const text = await streamed;
+    expect(text).to.contain('word19');
+    expect(text).to.contain('event: message_stop');
+    expect(text).not.to.contain('event: error');
+    expect((await usageRecord(response.headers.get('request-id')!)).status).to.equal('ok');
+    expect((await api(t, 'GET', `/api/v1/keys/${key.api_key_id}`, owner.token)).body).to.include({ status: 'suspended', suspended_reason: 'credit_limit' });
+  });
 });

@@ -27,6 +27,8 @@ export interface FakeUsage {
   cacheRead?: number;
   /** Anthropic `cache_creation_input_tokens` (unused by OpenAI). */
   cacheCreation?: number;
+  /** Anthropic `cache_creation: {ephemeral_5m_input_tokens, ephemeral_1h_input_tokens}`: the writes by TTL, as newer API versions report them. */
+  cacheCreationSplit?: { ephemeral5m: number; ephemeral1h: number };
 }
 
 export interface FakeReply {
@@ -102,6 +104,8 @@ export interface FakeUpstream {
   requests: RecordedRequest[];
   /** Queues replies for the next calls, in order. */
   script(...replies: FakeReply[]): void;
+  /** Drops the replies no call has taken yet. */
+  unscript(): void;
   close(): Promise<void>;
 }
 
@@ -189,6 +193,9 @@ async function startFake(protocol: Protocol): Promise<FakeUpstream> {
     requests,
     script: (...replies) => {
       queue.push(...replies);
+    },
+    unscript: () => {
+      queue.length = 0;
     },
     close,
   };
@@ -301,8 +308,20 @@ function textChunks(reply: FakeReply): string[] {
   return text === '' ? [] : (text.match(/\s*\S+\s*$|\s*\S+/g) ?? [text]);
 }
 
-function usageOf(reply: FakeReply): Required<FakeUsage> {
+function usageOf(reply: FakeReply): typeof DEFAULT_USAGE & FakeUsage {
   return { ...DEFAULT_USAGE, ...reply.usage };
+}
+
+/** An Anthropic `usage` object: input, cache fields (the TTL split when scripted) and output. */
+function anthropicUsage(usage: ReturnType<typeof usageOf>, output: number): Record<string, unknown> {
+  const split = usage.cacheCreationSplit;
+  return {
+    input_tokens: usage.input,
+    cache_creation_input_tokens: usage.cacheCreation,
+    cache_read_input_tokens: usage.cacheRead,
+    ...(split ? { cache_creation: { ephemeral_5m_input_tokens: split.ephemeral5m, ephemeral_1h_input_tokens: split.ephemeral1h } } : {}),
+    output_tokens: output,
+  };
 }
 
 function argumentChunks(toolUse: NonNullable<FakeReply['toolUse']>): string[] {
@@ -343,12 +362,7 @@ function anthropicMessage(reply: FakeReply, model: string, serial: string): unkn
     content,
     stop_reason: anthropicStop(reply),
     stop_sequence: null,
-    usage: {
-      input_tokens: usage.input,
-      cache_creation_input_tokens: usage.cacheCreation,
-      cache_read_input_tokens: usage.cacheRead,
-      output_tokens: usage.output,
-    },
+    usage: anthropicUsage(usage, usage.output),
   };
 }
 
@@ -365,12 +379,7 @@ function anthropicEvents(reply: FakeReply, model: string, serial: string): strin
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: {
-          input_tokens: usage.input,
-          cache_creation_input_tokens: usage.cacheCreation,
-          cache_read_input_tokens: usage.cacheRead,
-          output_tokens: 1,
-        },
+        usage: anthropicUsage(usage, 1),
       },
     }),
   ];
@@ -421,14 +430,7 @@ function anthropicEvents(reply: FakeReply, model: string, serial: string): strin
     anthropicSse('message_delta', {
       type: 'message_delta',
       delta: { stop_reason: anthropicStop(reply), stop_sequence: null },
-      usage: reply.cumulativeDeltaUsage
-        ? {
-            input_tokens: usage.input,
-            cache_creation_input_tokens: usage.cacheCreation,
-            cache_read_input_tokens: usage.cacheRead,
-            output_tokens: usage.output,
-          }
-        : { output_tokens: usage.output },
+      usage: reply.cumulativeDeltaUsage ? anthropicUsage(usage, usage.output) : { output_tokens: usage.output },
     }),
     anthropicSse('message_stop', { type: 'message_stop' }),
   );

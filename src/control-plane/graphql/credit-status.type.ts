@@ -20,7 +20,7 @@ export class CreditStatusType {
   @Field(() => String, { nullable: true, description: 'Limit minus used minus reserved (never below zero); null = unlimited.' })
   remaining!: string | null;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'At its limit: what the limit leaves cannot pay for a minimal useful call (every key reads suspended and answers 429).' })
   suspended!: boolean;
 
   @Field(() => String, { description: 'What admission does with a call whose worst case does not fit: refuse (429) or lower_max_tokens.' })

@@ -164,6 +164,20 @@ function outputFormat(format: ChatCompletionRequest['response_format']): OutputF
   return undefined;
 }
 
+/**
+ * The one output bound of a chat body. The two fields name the same bound
+ * (`max_completion_tokens` is the newer name); an upstream honours either,
+ * so two that disagree would be admitted on one and run to the other (DESIGN
+ * §9): refused. Equal values are the same bound.
+ */
+function outputBound(body: ChatCompletionRequest): number | undefined {
+  const { max_tokens: older, max_completion_tokens: newer } = body;
+  if (older != null && newer != null && older !== newer) {
+    throw invalid('max_tokens', `max_tokens (${older}) conflicts with max_completion_tokens (${newer}): send one of them, or the same value in both`);
+  }
+  return newer ?? older ?? undefined;
+}
+
 export function decodeChatRequest(body: ChatCompletionRequest, defaultMaxTokens: number): CanonicalRequest {
   const { dropped, refused } = untranslated(body);
   const system: string[] = [];
@@ -209,7 +223,7 @@ export function decodeChatRequest(body: ChatCompletionRequest, defaultMaxTokens:
   const request: CanonicalRequest = {
     model: body.model,
     messages,
-    maxTokens: body.max_completion_tokens ?? body.max_tokens ?? defaultMaxTokens,
+    maxTokens: outputBound(body) ?? defaultMaxTokens,
     stream: body.stream ?? false,
   };
   if (system.length > 0) request.system = system.join('\n\n');

@@ -55,7 +55,10 @@ export interface KeyPage {
   items: KeyView[];
 }
 
-/** Whether an account's month-to-date amount has reached its credit limit (metering owns the ledger). */
+/**
+ * Whether an account is at its credit limit: what the limit leaves cannot
+ * pay for a minimal useful call (metering owns the ledger and the threshold).
+ */
 export interface CreditGate {
   isOverLimit(account: AccountView): Promise<boolean>;
 }

@@ -17,7 +17,7 @@ export interface StatusInputs {
   expiresAt: string | null;
   /** Today in the account's zone, `YYYY-MM-DD`. */
   today: string;
-  /** The account's month-to-date amount has reached its credit limit. */
+  /** The account is at its credit limit: what the limit leaves cannot pay for a minimal useful call (DESIGN §9). */
   overCreditLimit: boolean;
 }
 

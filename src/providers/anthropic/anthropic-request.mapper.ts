@@ -34,6 +34,22 @@ export function thinkingBudget(request: CanonicalRequest): { budgetTokens: numbe
 export const forcesThinking = (request: CanonicalRequest, deployment: Deployment): boolean =>
   deployment.thinking && request.thinking === undefined;
 
+/** Whether the body sent to `deployment` sets a thinking budget of the gateway's making (thinkingBudget). */
+const setsThinkingBudget = (request: CanonicalRequest, deployment: Deployment): boolean =>
+  forcesThinking(request, deployment) || (request.source?.form !== 'messages' && request.thinking?.type === 'enabled');
+
+/**
+ * The one output bound an Anthropic deployment is sent: the request's
+ * max_tokens, or with a thinking budget the gateway sets (a forced one, or
+ * another form's reasoning effort) the max_tokens that budget needs. A
+ * Messages caller's own thinking budget is below its max_tokens already
+ * (decodeMessagesRequest checks it; lowering keeps it there). The worst case
+ * reserves exactly this, so what is reserved and what is sent cannot drift.
+ */
+export function anthropicMaxTokens(request: CanonicalRequest, deployment: Deployment): number {
+  return setsThinkingBudget(request, deployment) ? thinkingBudget(request).maxTokens : request.maxTokens;
+}
+
 /**
  * The request body. SDK 1.x dropped the sampling parameters from its types as
  * newer models ignore them, but the API still takes them for the models that
@@ -63,17 +79,14 @@ export function countTokensBody(request: CanonicalRequest, deployment: Deploymen
 
 /**
  * The caller's own body with only what the gateway owns changed: the model,
- * the thinking a deployment forces with the max_tokens that goes with it, and
- * a max_tokens the gateway lowered. Everything else, fields not invented yet
- * included, goes as sent.
+ * the thinking a deployment forces, and the output bound (the max_tokens
+ * reserved for: the caller's, lowered, or what a forced budget needs).
+ * Everything else, fields not invented yet included, goes as sent.
  */
 function passThrough(request: CanonicalRequest, deployment: Deployment): RawObject {
-  const body: RawObject = { ...request.source!.body, model: deployment.model };
-  if (typeof body.max_tokens === 'number' && request.maxTokens < body.max_tokens) body.max_tokens = request.maxTokens;
+  const body: RawObject = { ...request.source!.body, model: deployment.model, max_tokens: anthropicMaxTokens(request, deployment) };
   if (forcesThinking(request, deployment)) {
-    const { budgetTokens, maxTokens } = thinkingBudget(request);
-    body.thinking = { type: 'enabled', budget_tokens: budgetTokens };
-    body.max_tokens = maxTokens;
+    body.thinking = { type: 'enabled', budget_tokens: thinkingBudget(request).budgetTokens };
     // With thinking on, Anthropic rejects temperature/top_k changes and top_p
     // below 0.95; the gateway turned it on, so it drops them rather than fail.
     delete body.temperature;
@@ -87,7 +100,7 @@ function passThrough(request: CanonicalRequest, deployment: Deployment): RawObje
 export function toAnthropicRequest(request: CanonicalRequest, deployment: Deployment, dropped: string[] = []): AnthropicRequestBody {
   const body: AnthropicRequestBody = {
     model: deployment.model,
-    max_tokens: request.maxTokens,
+    max_tokens: anthropicMaxTokens(request, deployment),
     messages: toMessages(request),
     stream: request.stream,
   };
@@ -108,11 +121,8 @@ export function toAnthropicRequest(request: CanonicalRequest, deployment: Deploy
     const schema = request.outputFormat.type === 'json_schema' ? request.outputFormat.schema : { type: 'object' };
     body.output_config = { format: { type: 'json_schema', schema } };
   }
-  const thinks = request.thinking?.type === 'enabled' || forcesThinking(request, deployment);
-  if (thinks) {
-    const { budgetTokens, maxTokens } = thinkingBudget(request);
-    body.thinking = { type: 'enabled', budget_tokens: budgetTokens };
-    body.max_tokens = maxTokens;
+  if (setsThinkingBudget(request, deployment)) {
+    body.thinking = { type: 'enabled', budget_tokens: thinkingBudget(request).budgetTokens };
     // With thinking on, Anthropic rejects temperature/top_k changes and top_p
     // below 0.95; dropping them beats failing the call.
     if (request.topP !== undefined && request.topP >= 0.95) body.top_p = request.topP;

@@ -27,6 +27,8 @@ export function toStopReason(reason: AnthropicStopReason | string | null | undef
 interface AnthropicUsageFields {
   input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
+  /** Newer API versions: the cache writes split by TTL. */
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
   cache_read_input_tokens?: number | null;
   output_tokens?: number | null;
 }
@@ -38,11 +40,19 @@ const OWNED_USAGE = new Set(['input_tokens', 'output_tokens', 'cache_read_input_
  * Anthropic usage is cumulative and newer API versions repeat the input and
  * cache fields in `message_delta`, so each field overwrites the last value
  * seen; the miss count is derived from the latest input and cache-creation
- * values together, whichever of them this event carried.
+ * values together, whichever of them this event carried. Cache writes are
+ * billed above plain input (1.25× for 5 minutes, 2× for an hour), so they are
+ * also reported by TTL: the `cache_creation` split where the upstream sends
+ * it, else all of `cache_creation_input_tokens` as 5-minute writes (the
+ * default TTL).
  */
 export class AnthropicUsageTracker {
   private input = 0;
   private cacheCreation = 0;
+  private write5m = 0;
+  private write1h = 0;
+  /** Writes were reported: later events say how many there are now, even 0. */
+  private wrote = false;
 
   apply(fields: AnthropicUsageFields | null | undefined): Partial<UpstreamUsage> | undefined {
     if (!fields) return undefined;
@@ -50,9 +60,24 @@ export class AnthropicUsageTracker {
     if (typeof fields.cache_read_input_tokens === 'number') usage.inputCacheHit = fields.cache_read_input_tokens;
     const hasInput = typeof fields.input_tokens === 'number';
     const hasCreation = typeof fields.cache_creation_input_tokens === 'number';
+    const split = fields.cache_creation;
+    const hasSplit = split != null && (typeof split.ephemeral_5m_input_tokens === 'number' || typeof split.ephemeral_1h_input_tokens === 'number');
     if (typeof fields.input_tokens === 'number') this.input = fields.input_tokens;
     if (typeof fields.cache_creation_input_tokens === 'number') this.cacheCreation = fields.cache_creation_input_tokens;
-    if (hasInput || hasCreation) usage.inputCacheMiss = this.input + this.cacheCreation;
+    if (hasSplit) {
+      this.write5m = typeof split.ephemeral_5m_input_tokens === 'number' ? split.ephemeral_5m_input_tokens : 0;
+      this.write1h = typeof split.ephemeral_1h_input_tokens === 'number' ? split.ephemeral_1h_input_tokens : 0;
+    }
+    if (hasInput || hasCreation || hasSplit) {
+      // A split that adds up to more than the total is believed over it: a write is never billed as less.
+      const creation = Math.max(this.cacheCreation, this.write5m + this.write1h);
+      usage.inputCacheMiss = this.input + creation;
+      if (creation > 0 || this.wrote) {
+        this.wrote = true;
+        usage.cacheWrite5m = creation - this.write1h;
+        usage.cacheWrite1h = this.write1h;
+      }
+    }
     if (typeof fields.output_tokens === 'number') usage.output = fields.output_tokens;
     return Object.keys(usage).length > 0 ? usage : undefined;
   }

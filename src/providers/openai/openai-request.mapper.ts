@@ -28,22 +28,36 @@ export function openAiBody(request: CanonicalRequest, deployment: Deployment, dr
   return toOpenAiRequest(request, deployment, dropped) as unknown as RawObject;
 }
 
+/** The chat form's output-bound fields: the older name and the newer one. */
+const OUTPUT_BOUNDS = ['max_tokens', 'max_completion_tokens'] as const;
+
 /** Whether the gateway turns reasoning on: the deployment forces it and the caller did not choose. */
 const forcesThinking = (request: CanonicalRequest, deployment: Deployment): boolean => deployment.thinking && request.thinking === undefined;
 
 /**
  * The caller's own body with only what the gateway owns changed: the model;
  * usage in streams (without it a stream could not be billed; the caller still
- * gets the usage chunk only if it asked); an output bound when the caller set
- * none, or lowered; the reasoning a deployment forces.
+ * gets the usage chunk only if it asked); the output bound; the reasoning a
+ * deployment forces.
+ *
+ * One output bound (DESIGN §9): the upstream is sent the max_tokens that was
+ * reserved for, in every bound field the caller sent (`max_tokens`,
+ * `max_completion_tokens`: the decoder refused two that disagree), so an
+ * upstream that honours either stops at the same place; where the caller sent
+ * none, in the one field the model takes (reasoning models only
+ * `max_completion_tokens`).
  */
 function passThrough(request: CanonicalRequest, deployment: Deployment): RawObject {
   const source = request.source!.body;
   const body: RawObject = { ...source, model: deployment.model };
   if (request.stream) body.stream_options = { ...(isRecord(source.stream_options) ? source.stream_options : {}), include_usage: true };
-  const key = source.max_completion_tokens != null ? 'max_completion_tokens' : source.max_tokens != null ? 'max_tokens' : undefined;
-  if (key === undefined) body.max_tokens = request.maxTokens;
-  else if (typeof source[key] === 'number' && request.maxTokens < source[key]) body[key] = request.maxTokens;
+  let bounded = false;
+  for (const key of OUTPUT_BOUNDS) {
+    if (source[key] == null) continue;
+    body[key] = request.maxTokens;
+    bounded = true;
+  }
+  if (!bounded) body[reasoningEffort(request, deployment) !== undefined ? 'max_completion_tokens' : 'max_tokens'] = request.maxTokens;
   if (forcesThinking(request, deployment)) {
     // Reasoning models reject sampling parameters; the effort replaces them.
     body.reasoning_effort = 'high';

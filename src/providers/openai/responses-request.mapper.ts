@@ -16,8 +16,8 @@ import { isRecord } from '../upstream-http';
 export function responsesBody(request: CanonicalRequest, deployment: Deployment): RawObject {
   const source = request.source!.body;
   const body: RawObject = { ...source, model: deployment.model, store: false, stream: request.stream };
-  if (typeof source.max_output_tokens === 'number' && request.maxTokens < source.max_output_tokens) body.max_output_tokens = request.maxTokens;
-  else if (source.max_output_tokens == null && request.boundOutput) body.max_output_tokens = request.maxTokens;
+  // One output bound: the max_output_tokens reserved for (the caller's, or lowered), or where the caller set none, the one credit was reserved for.
+  if (source.max_output_tokens != null || request.boundOutput) body.max_output_tokens = request.maxTokens;
   const reasoning = isRecord(source.reasoning) ? source.reasoning : undefined;
   if (deployment.thinking && request.thinking === undefined && reasoning?.effort == null) {
     body.reasoning = { ...reasoning, effort: 'high' };

@@ -1,10 +1,13 @@
 // Spec §3/§7/§8, DESIGN §5/§9: one aggregate credit limit per account on the
-// month-to-date amount. A call is admitted only when its worst case fits what
-// is neither used nor reserved (429 otherwise); month-to-date reaching the
-// limit (the operator lowering it, say) suspends every key of the account
-// (429, x-should-retry: false, so official clients do not retry) until the
-// limit is raised or the month turns — on every gateway process — while keys
-// the owner suspended stay suspended.
+// month-to-date amount, on top of reservations. A call is admitted only when
+// its worst case fits what is neither used nor reserved; one that does not is
+// refused alone (429 naming its worst case and the true remaining) while the
+// keys stay active. Once what the limit leaves cannot pay for a minimal useful
+// call (the catalog's minimalCallMicros), the account is AT its limit: every
+// key of the account reads suspended (credit_limit) and answers 429
+// (x-should-retry: false, so official clients do not retry) until the limit
+// is raised or the month turns — on every gateway process — while keys the
+// owner suspended stay suspended.
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import OpenAI from 'openai';
@@ -50,6 +53,9 @@ async function expectCreditRefusal(t: TestApp, key: Key, spec: CallSpec): Promis
   }
 }
 
+/** An output budget no small limit covers: its worst case is refused on its own. */
+const OVERSIZED: CallSpec = { ...PROMPT, maxTokens: 200_000 };
+
 describe('billing: the account credit limit', function () {
   this.timeout(60_000);
   let t: TestApp;
@@ -64,8 +70,8 @@ describe('billing: the account credit limit', function () {
   let other: Key;
   /** The amount (micro-units) of one PROMPT call. */
   let cost: number;
-  /** The most any of the VARIANTS reserves (its worst case). */
-  let worst: number;
+  /** The minimal useful call of the catalog (micro-units): the at-limit threshold. */
+  let minimal: number;
   let limit: number;
 
   const keyOf = (created: any): Key => ({ id: created.api_key_id, secret: created.api_key });
@@ -74,25 +80,15 @@ describe('billing: the account credit limit', function () {
   before(async () => {
     t = await startTestApp();
     t2 = await startTestApp();
+    minimal = t.app.services.catalog.minimalCallMicros;
     // What one call costs, measured on an unlimited account with the same request.
     const meter = await createAccount(t, { timezone: 'UTC' });
     const meterKey = keyOf(await createKey(t, meter.token));
     expect((await dataCall(t, meterKey.secret, PROMPT)).status).to.equal(200);
     cost = Number(await monthUsed(meter));
     expect(cost).to.be.greaterThan(0);
-    // What each variant reserves, from the refusal of an account with 1 micro-unit of credit.
-    const tiny = await createAccount(t, { timezone: 'UTC', creditLimitMicros: 1 });
-    const tinyKey = keyOf(await createKey(t, tiny.token));
-    worst = 0;
-    for (const spec of VARIANTS) {
-      const refused = await dataCall(t, tinyKey.secret, spec);
-      expect(refused.status).to.equal(429);
-      const figure = /worst case \(([\d.]+) CNY/.exec(refused.body.error.message)?.[1];
-      worst = Math.max(worst, Number(micros(figure!)));
-    }
-    expect(worst).to.be.greaterThan(cost);
-    // Room for three calls' costs and a fourth call's worst case.
-    limit = 3 * cost + worst;
+    // After three calls the limit still leaves a minimal useful call and half a call more; after the fourth it does not.
+    limit = minimal + 3 * cost + Math.floor(cost / 2);
 
     owner = await createAccount(t, { timezone: 'Asia/Shanghai', creditLimitMicros: limit });
     bystander = await createAccount(t, { timezone: 'Asia/Shanghai', creditLimitMicros: limit });
@@ -108,25 +104,56 @@ describe('billing: the account credit limit', function () {
     await t.close();
   });
 
-  it('calls on any key are admitted while their worst case fits what is left; the next is 429 with month-to-date below the limit', async () => {
-    for (let i = 0; i < 4; i++) {
-      const key = i % 2 === 0 ? k1 : k2;
-      const result = await dataCall(t, key.secret, VARIANTS[i % VARIANTS.length]!);
-      expect(result.status, `call ${i}: ${JSON.stringify(result.body)}`).to.equal(200);
+  it('a call whose own worst case does not fit is refused alone, naming its worst case and the true remaining; the keys stay active', async () => {
+    const refusal = async (app: TestApp) => {
+      const refused = await dataCall(app, k1.secret, OVERSIZED);
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(429);
+      expect(refused.headers.get('x-should-retry')).to.equal('false');
+      const match = /worst case \(([\d.]+) CNY.*exceeds the ([\d.]+) CNY not yet used or reserved/.exec(refused.body.error.message);
+      expect(match, refused.body.error.message).to.not.equal(null);
+      return { worst: micros(match![1]!), remaining: micros(match![2]!) };
+    };
+    const first = await refusal(t);
+    expect(first.worst > BigInt(limit)).to.equal(true);
+    expect(first.remaining, 'nothing used or reserved: the whole limit').to.equal(BigInt(limit));
+    expect((await api(t, 'GET', '/api/v1/account/credit', owner.token)).body).to.include({ remaining: formatMicros(limit), suspended: false });
+    // Another process holds a reservation: the message counts it, as the credit view does (not this process's own lease alone).
+    const db = await pool();
+    const held = 1_000;
+    await db.query(
+      `insert into credit_leases (account_id, month, holder, amount_micros, expires_at) values ($1, $2, 'another-process', $3, now() + interval '1 minute')`,
+      [owner.accountId, zoneMonth('Asia/Shanghai'), held],
+    );
+    try {
+      const second = await refusal(t2);
+      expect(second.remaining).to.equal(BigInt(limit - held));
+      const view = (await api(t, 'GET', '/api/v1/account/credit', owner.token)).body;
+      expect(view).to.include({ reserved: formatMicros(held), remaining: formatMicros(limit - held), suspended: false });
+    } finally {
+      await db.query(`delete from credit_leases where holder = 'another-process'`);
     }
-    expect(await monthUsed(owner)).to.equal(BigInt(4 * cost));
-    // What is left (worst − cost) no longer covers a worst case.
-    await expectCreditRefusal(t, k1, PROMPT);
-    expect(await monthUsed(owner)).to.equal(BigInt(4 * cost));
-    // The keys stay usable for calls that fit: the account is not over its limit.
     expect((await probe(t, k1)).status).to.equal(200);
-    expect((await api(t, 'GET', `/api/v1/keys/${k1.id}`, owner.token)).body).to.include({ status: 'active' });
-    const status = (await api(t, 'GET', '/api/v1/account/credit', owner.token)).body;
-    expect(status).to.include({ suspended: false, reserved: '0', remaining: formatMicros(limit - 4 * cost) });
+    expect((await api(t, 'GET', `/api/v1/keys/${k1.id}`, owner.token)).body).to.include({ status: 'active', suspended_reason: null });
+    expect(await monthUsed(owner)).to.equal(0n);
+  });
 
-    // The operator lowers the limit to what was used: reached.
-    limit = 4 * cost;
-    await t.app.services.accounts.setCreditLimit(operator(owner.accountId), limit);
+  it('sequential calls on any key are admitted until what the limit leaves cannot pay for a minimal useful call: then the account is at its limit', async () => {
+    let calls = 0;
+    for (;;) {
+      const key = calls % 2 === 0 ? k1 : k2;
+      const result = await dataCall(t, key.secret, VARIANTS[calls % VARIANTS.length]!);
+      expect(result.status, `call ${calls}: ${JSON.stringify(result.body)}`).to.equal(200);
+      calls++;
+      const left = limit - Number(await monthUsed(owner));
+      if (left < minimal) break;
+      // Not at its limit yet: every key is usable and reads active.
+      expect((await probe(t, k1)).status, `after call ${calls}`).to.equal(200);
+      expect((await api(t, 'GET', `/api/v1/keys/${k2.id}`, owner.token)).body).to.include({ status: 'active', suspended_reason: null });
+      expect((await api(t, 'GET', '/api/v1/account/credit', owner.token)).body.suspended).to.equal(false);
+    }
+    expect(calls, 'three calls leave a minimal call and half a call; the fourth does not').to.equal(4);
+    expect(await monthUsed(owner)).to.equal(BigInt(4 * cost));
+    // The usage statement told every process the moment the account came to its limit.
     for (const app of [t, t2]) await eventually(async () => expect((await probe(app, k1)).status).to.equal(429), 2000, 2);
   });
 
@@ -148,6 +175,10 @@ describe('billing: the account credit limit', function () {
     // Refused calls cost nothing and add nothing.
     expect(await records()).to.equal(before);
     expect(await monthUsed(owner)).to.equal(BigInt(4 * cost));
+    // At its limit, no call is small enough: the suspension refuses before any worst case is weighed.
+    const small = await dataCall(t, k2.secret, { ...PROMPT, maxTokens: 16 });
+    expect(small.status).to.equal(429);
+    expect(small.body.error.message).to.match(/all its keys are suspended/);
   });
 
   it('the official clients do not retry: exactly one request reaches the gateway', async () => {
@@ -213,8 +244,9 @@ describe('billing: the account credit limit', function () {
     expect((await api(t, 'GET', '/api/v1/account/credit', bystander.token)).body.suspended).to.equal(false);
   });
 
-  it('GET /api/v1/account/credit and GraphQL creditStatus show limit, month_used, remaining 0, suspended', async () => {
+  it('GET /api/v1/account/credit and GraphQL creditStatus show the limit, month_used, what remains (less than a minimal call) and suspended', async () => {
     const month = zoneMonth('Asia/Shanghai');
+    const remaining = formatMicros(limit - 4 * cost);
     const rest = (await api(t, 'GET', '/api/v1/account/credit', owner.token)).body;
     expect(rest).to.deep.equal({
       credit_limit: formatMicros(limit),
@@ -222,7 +254,7 @@ describe('billing: the account credit limit', function () {
       month,
       month_used: formatMicros(4 * cost),
       reserved: '0',
-      remaining: '0',
+      remaining,
       suspended: true,
       overflow: 'refuse',
     });
@@ -233,7 +265,7 @@ describe('billing: the account credit limit', function () {
         month,
         monthUsed: formatMicros(4 * cost),
         reserved: '0',
-        remaining: '0',
+        remaining,
         suspended: true,
         overflow: 'refuse',
       });
@@ -287,10 +319,11 @@ describe('billing: the account credit limit', function () {
 
   it('a new month restores the keys (no job: the month is read in the account zone)', async () => {
     const { credit, accounts } = t.app.services;
-    // Over the limit this month (room for a few calls' worst case next month).
-    await accounts.setCreditLimit(operator(owner.accountId), 3 * worst);
+    // At the limit this month (room for a minimal call and a few more next month).
+    const next = minimal + 10 * cost;
+    await accounts.setCreditLimit(operator(owner.accountId), next);
     const db = await pool();
-    await db.query('update account_month_usage set amount_micros = $3 where account_id = $1 and month = $2', [owner.accountId, zoneMonth('Asia/Shanghai'), 4 * worst]);
+    await db.query('update account_month_usage set amount_micros = $3 where account_id = $1 and month = $2', [owner.accountId, zoneMonth('Asia/Shanghai'), next - minimal + 1]);
     t.app.services.credit.forget(owner.accountId);
     t2.app.services.credit.forget(owner.accountId);
     for (const app of [t, t2]) await eventually(async () => expect((await probe(app, k1)).status).to.equal(429), 2000, 2);

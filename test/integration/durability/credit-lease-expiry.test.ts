@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { builtinCatalog } from '../../../src/routing/catalog';
 import { catalogJson, mockProvider } from '../../support/mock-catalog';
 import { freePort, testDatabase } from '../../support/db';
 import { createKeyWithToken, killGateway, startGateway, waitReady } from '../../support/gateway-process';
@@ -34,8 +35,8 @@ describe('durability: credit reservations of a gateway killed with -9', function
       const used = async () =>
         BigInt((await db.pool.query('select coalesce(sum(amount_micros), 0)::bigint as n from account_month_usage where account_id = $1 and month = $2', [accountId, month])).rows[0].n);
       const before = await used();
-      // Room for the worst case of a handful of these calls.
-      const limit = before + 20_000n;
+      // A minimal useful call (below it the account is at its limit) and the cost of a few of these calls more.
+      const limit = before + BigInt(builtinCatalog({}).minimalCallMicros) + 3_000n;
       await db.pool.query('update accounts set credit_limit_micros = $2 where id = $1', [accountId, String(limit)]);
       await db.pool.query(`select pg_notify('gateway_accounts', $1)`, [accountId]);
       await new Promise((r) => setTimeout(r, 300));
@@ -44,7 +45,8 @@ describe('durability: credit reservations of a gateway killed with -9', function
           const response = await fetch(`http://127.0.0.1:${ports[i % 2]}/v1/messages`, {
             method: 'POST',
             headers: { 'x-api-key': key.api_key, 'content-type': 'application/json' },
-            body: JSON.stringify({ model: 'tsxt-fast', max_tokens: 256, messages: [{ role: 'user', content: 'Name three rivers in Europe.' }] }),
+            // Worst cases of a few thousand micro-units: the headroom holds a handful of them at once.
+            body: JSON.stringify({ model: 'tsxt-fast', max_tokens: 4096, messages: [{ role: 'user', content: 'Name three rivers in Europe.' }] }),
           });
           await response.arrayBuffer();
           return response.status;

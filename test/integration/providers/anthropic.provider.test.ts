@@ -40,7 +40,8 @@ describe('Anthropic provider (fake upstream over HTTP)', () => {
       { type: 'text', text: 'Hello world' },
     ]);
     expect(events.filter((event) => event.type === 'text_delta')).to.have.length(3);
-    expect(response.usage).to.deep.equal({ inputCacheHit: 7, inputCacheMiss: 52, output: 8 });
+    // The 12 cache-creation tokens are also reported as writes (5-minute: the upstream sent no TTL split).
+    expect(response.usage).to.deep.equal({ inputCacheHit: 7, inputCacheMiss: 52, output: 8, cacheWrite5m: 12, cacheWrite1h: 0 });
     expect(upstream.requests[0]?.body).to.deep.include({ stream: true, thinking: { type: 'enabled', budget_tokens: 1024 } });
     expect(upstream.requests[0]?.headers.accept).to.equal('text/event-stream');
   });

@@ -44,6 +44,7 @@ export function withFakeUpstream(
       return running().requests;
     },
     script: (...replies) => running().script(...replies),
+    unscript: () => running().unscript(),
     close: () => running().close(),
   };
 

@@ -65,6 +65,20 @@ describe('metering tiers', () => {
       });
     });
 
+    it('converts cache writes at their own factors into the miss tier, each kind rounded up on its own', () => {
+      // Anthropic's multipliers on an input factor of 0.5: 5-minute writes 0.625, 1-hour writes 1.
+      const unify = { input: parseDecimal('0.5'), cachedInput: parseDecimal('0.5'), output: ONE, cacheWrite5m: parseDecimal('0.625'), cacheWrite1h: ONE };
+      const usage = { inputCacheHit: 0, inputCacheMiss: 10 + 3 + 7, output: 1, cacheWrite5m: 3, cacheWrite1h: 7 };
+      // ⌈10 × 0.5⌉ + ⌈3 × 0.625⌉ + ⌈7 × 1⌉ = 5 + 2 + 7
+      expect(unifyUsage(usage, unify, false)).to.deep.equal({ priceTier: 'no_thinking', inputCacheHit: 0, inputCacheMiss: 14, output: 1 });
+    });
+
+    it('bills writes without a factor of their own as plain input, and never less than the writes a malformed report names', () => {
+      expect(unifyUsage({ inputCacheHit: 0, inputCacheMiss: 100, output: 0, cacheWrite5m: 60, cacheWrite1h: 40 }, IDENTITY, false).inputCacheMiss).to.equal(100);
+      const anthropic = { ...IDENTITY, cacheWrite5m: parseDecimal('1.25'), cacheWrite1h: parseDecimal('2') };
+      expect(unifyUsage({ inputCacheHit: 0, inputCacheMiss: 5, output: 0, cacheWrite5m: 8, cacheWrite1h: 0 }, anthropic, false).inputCacheMiss).to.equal(10);
+    });
+
     it('with every factor 1 is the identity', () => {
       fc.assert(
         fc.property(arbUsage, fc.boolean(), (usage, thinking) => {

@@ -58,11 +58,11 @@ describe('Anthropic mapper', () => {
       const response = collect(replay([fixture('anthropic_message_delta_cumulative_usage.sse')]));
       expect(textOf(response)).to.equal('Hello there!');
       expect(response.usageEvents).to.deep.equal([
-        { inputCacheHit: 5, inputCacheMiss: 35, output: 1 },
-        { inputCacheHit: 7, inputCacheMiss: 52, output: 8 },
+        { inputCacheHit: 5, inputCacheMiss: 35, output: 1, cacheWrite5m: 10, cacheWrite1h: 0 },
+        { inputCacheHit: 7, inputCacheMiss: 52, output: 8, cacheWrite5m: 12, cacheWrite1h: 0 },
       ]);
-      // 40 input + 12 cache creation; a summing consumer would say 87.
-      expect(response.usage).to.deep.equal({ inputCacheHit: 7, inputCacheMiss: 52, output: 8 });
+      // 40 input + 12 cache creation; a summing consumer would say 87. The later total without a split is 5-minute writes.
+      expect(response.usage).to.deep.equal({ inputCacheHit: 7, inputCacheMiss: 52, output: 8, cacheWrite5m: 12, cacheWrite1h: 0 });
     });
 
     for (const name of [
@@ -99,7 +99,8 @@ describe('Anthropic mapper', () => {
         { type: 'thinking', thinking: 'Let me think about 2+2.', signature: 'EqQBCgIYAh' },
         { type: 'text', text: '4' },
       ]);
-      expect(response.usage).to.deep.equal({ inputCacheHit: 100, inputCacheMiss: 15, output: 30 });
+      // The 5 cache-creation tokens are 5-minute writes (no split reported: the default TTL).
+      expect(response.usage).to.deep.equal({ inputCacheHit: 100, inputCacheMiss: 15, output: 30, cacheWrite5m: 5, cacheWrite1h: 0 });
       for (const [cut, chunks] of twoWaySplits(bytes)) expect(replay(chunks), `cut at ${cut}`).to.deep.equal(events);
     });
 
@@ -143,10 +144,40 @@ describe('Anthropic mapper', () => {
           delta: { stop_reason: 'max_tokens', stop_sequence: null },
           usage: { input_tokens: 12, output_tokens: 50 },
         }),
-      ).to.deep.equal([{ type: 'usage', usage: { inputCacheMiss: 17, output: 50 } }]);
+      ).to.deep.equal([{ type: 'usage', usage: { inputCacheMiss: 17, output: 50, cacheWrite5m: 5, cacheWrite1h: 0 } }]);
       expect(mapper.push('message_stop', { type: 'message_stop' })).to.deep.equal([
         { type: 'message_stop', stopReason: 'max_tokens', stopSequence: null, raw: { stopReason: 'max_tokens' } },
       ]);
+    });
+
+    it('reports cache writes by TTL: the cache_creation split where sent, else all of them as 5-minute writes', () => {
+      const split = new AnthropicStreamMapper();
+      const start = {
+        ...START,
+        message: {
+          ...START.message,
+          usage: {
+            input_tokens: 10,
+            cache_creation_input_tokens: 300,
+            cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 },
+            cache_read_input_tokens: 0,
+            output_tokens: 1,
+          },
+        },
+      };
+      expect(split.push('message_start', start).at(-1)).to.deep.equal({
+        type: 'usage',
+        usage: { inputCacheHit: 0, inputCacheMiss: 310, output: 1, cacheWrite5m: 100, cacheWrite1h: 200 },
+      });
+      // message_delta repeating the totals without the split keeps the split it had.
+      expect(
+        split.push('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { input_tokens: 10, cache_creation_input_tokens: 300, output_tokens: 9 } }),
+      ).to.deep.equal([{ type: 'usage', usage: { inputCacheMiss: 310, output: 9, cacheWrite5m: 100, cacheWrite1h: 200 } }]);
+      const unsplit = new AnthropicStreamMapper();
+      expect(unsplit.push('message_start', START).at(-1)).to.deep.equal({
+        type: 'usage',
+        usage: { inputCacheHit: 100, inputCacheMiss: 15, output: 1, cacheWrite5m: 5, cacheWrite1h: 0 },
+      });
     });
 
     it('passes the stop sequence that ended the message', () => {
@@ -206,7 +237,7 @@ describe('Anthropic mapper', () => {
         stop_sequence: null,
         usage: { input_tokens: 3, cache_creation_input_tokens: 4, cache_read_input_tokens: 5, output_tokens: 6 },
       });
-      expect(events.at(-2)).to.deep.equal({ type: 'usage', usage: { inputCacheHit: 5, inputCacheMiss: 7, output: 6 } });
+      expect(events.at(-2)).to.deep.equal({ type: 'usage', usage: { inputCacheHit: 5, inputCacheMiss: 7, output: 6, cacheWrite5m: 4, cacheWrite1h: 0 } });
       const response = collect(events);
       expect(response.content).to.deep.equal([
         { type: 'thinking', thinking: 'Hmm.', signature: 'sig' },

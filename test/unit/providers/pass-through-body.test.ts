@@ -58,6 +58,30 @@ describe('pass-through bodies', () => {
       expect(openAiBody(decodeChatRequest(chat(), 777), gpt, [])).to.deep.equal({ ...chat(), model: 'gpt-up', max_tokens: 777 });
     });
 
+    it('sends one output bound: every bound field the caller sent carries the reserved max_tokens, lowered in each', () => {
+      const both = decodeChatRequest(chat({ max_tokens: 900, max_completion_tokens: 900 }), 777);
+      both.maxTokens = 300;
+      expect(openAiBody(both, gpt, [])).to.include({ max_tokens: 300, max_completion_tokens: 300 });
+      const newer = decodeChatRequest(chat({ max_completion_tokens: 900, max_tokens: null }), 777);
+      newer.maxTokens = 300;
+      expect(openAiBody(newer, gpt, [])).to.include({ max_completion_tokens: 300, max_tokens: null });
+      // None sent: the one field the model takes (reasoning models only max_completion_tokens).
+      expect(openAiBody(decodeChatRequest(chat({ reasoning_effort: 'low' }), 777), gpt, [])).to.include({ max_completion_tokens: 777 }).and.not.have.property('max_tokens');
+    });
+
+    it('refuses two bounds that disagree (400 naming max_tokens); equal ones are one bound', () => {
+      let error: unknown;
+      try {
+        decodeChatRequest(chat({ max_completion_tokens: 10, max_tokens: 900000 }), 777);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).to.be.instanceOf(AppError);
+      expect(error).to.include({ status: 400, field: 'max_tokens' });
+      expect((error as AppError).message).to.equal('max_tokens (900000) conflicts with max_completion_tokens (10): send one of them, or the same value in both');
+      expect(decodeChatRequest(chat({ max_completion_tokens: 10, max_tokens: 10 }), 777).maxTokens).to.equal(10);
+    });
+
     it('asks for usage in streams, keeping the caller’s other stream options', () => {
       const body = chat({ stream: true, max_tokens: 10, stream_options: { include_obfuscation: false } });
       expect(openAiBody(decodeChatRequest(body, 777), gpt, []).stream_options).to.deep.equal({ include_obfuscation: false, include_usage: true });

@@ -88,6 +88,35 @@ describe('model catalog', () => {
       expect(catalog.guardrails).to.deep.equal({ policies: {}, blockList: [] });
     });
 
+    it('prices cache writes on anthropic deployments at 1.25 and 2 × input unless stated, and as input elsewhere', () => {
+      const catalog = example();
+      catalog.models[0].routes.heavy[0].unify = { input: 3 };
+      catalog.models[0].routes.thinking[0].unify = { input: 0.5, cache_write_1h: 1.5 };
+      const model = parseCatalog(catalog, {}, 'catalog.json').modelsByName.get('tsxt-general')!;
+      const claude = model.routes.standard[0]!.unify;
+      expect([claude.cacheWrite5m?.text, claude.cacheWrite1h?.text]).to.deep.equal(['1.25', '2']);
+      const stated = model.routes.thinking[0]!.unify;
+      expect([stated.cacheWrite5m?.text, stated.cacheWrite1h?.text], 'relative to its input factor; a stated one wins').to.deep.equal(['0.625', '1.5']);
+      const local = model.routes.heavy[0]!.unify;
+      expect([local.cacheWrite5m?.text, local.cacheWrite1h?.text], 'an openai upstream bills no write apart').to.deep.equal(['3', '3']);
+    });
+
+    it('resolves input allowances: the defaults, then the provider\'s, then the deployment\'s own', () => {
+      const catalog = example();
+      catalog.providers.claude.input_allowances = { web_search: 50_000, image: 2_000 };
+      catalog.models[0].routes.standard[0].input_allowances = { web_search: 20_000 };
+      const model = parseCatalog(catalog, {}, 'catalog.json').modelsByName.get('tsxt-general')!;
+      expect(model.routes.standard[0]!.inputAllowances).to.include({ web_search: 20_000, image: 2_000, document: 300_000 });
+      expect(model.routes.thinking[0]!.inputAllowances, 'the same provider, no own numbers').to.include({ web_search: 50_000, image: 2_000 });
+      expect(model.routes.heavy[0]!.inputAllowances).to.include({ web_search: 200_000, image: 4_000 });
+    });
+
+    it('computes the minimal useful call once: 256 prompt and 1,024 output tokens at the costliest deployment and price class', () => {
+      // claude-x (unify 1) at thinking prices: 256 × 4 + (1 × 1 + 1 × 4 + 2 slack) + 1,024 tokens sent with a forced
+      // thinking budget of 1,024 (2,048) × 16; sim-small at 0.25 and the other deployments cost less.
+      expect(parseCatalog(example(), {}, 'catalog.json').minimalCallMicros).to.equal(256 * 4 + 7 + 2_048 * 16);
+    });
+
     it('is the same document as the in-test copy', async () => {
       const fromFile = await loadCatalog(EXAMPLE_PATH, {});
       const fromObject = parseCatalog(example(), {}, 'inline');
@@ -197,6 +226,18 @@ describe('model catalog', () => {
       ['mock settings on a real provider', (c) => (c.providers.claude.mock = { latency_ms: 1 }), 'providers.claude.mock: is only valid for providers of type "mock"'],
       ['mock fail_rate above 1', (c) => (c.providers.sim.mock = { fail_rate: 2 }), 'providers.sim.mock.fail_rate: must be a number from 0 to 1'],
       ['bad created_at', (c) => (c.models[0].created_at = 'yesterday'), 'models[0].created_at: must be an ISO 8601 date'],
+      [
+        'input allowance kind typo',
+        (c) => (c.models[0].routes.standard[0].input_allowances = { web_serch: 20_000 }),
+        'models[0].routes.standard[0].input_allowances.web_serch: unknown key (did you mean "web_search"?)',
+      ],
+      [
+        'negative input allowance',
+        (c) => (c.providers.claude.input_allowances = { document: -1 }),
+        'providers.claude.input_allowances.document: must be a whole number from 0 to 100000000, got -1',
+      ],
+      ['input allowances not an object', (c) => (c.models[0].routes.heavy[0].input_allowances = 5), 'models[0].routes.heavy[0].input_allowances: must be an object'],
+      ['zero cache-write factor', (c) => (c.models[0].routes.standard[0].unify = { cache_write_1h: 0 }), 'models[0].routes.standard[0].unify.cache_write_1h: must be greater than 0'],
     ];
     for (const [title, mutate, expected] of cases) {
       it(title, () => {

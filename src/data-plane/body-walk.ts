@@ -29,16 +29,22 @@ export function editItems<T>(items: readonly T[], edit: (item: T, index: number)
 }
 
 /**
- * Keys whose strings are not text a model reads: ids, signatures, binary or
- * encrypted payloads, media types, addresses and cache settings. Changing
- * them would break the request (a signed thinking block, a tool call id)
- * without protecting anything.
+ * Keys whose strings are not text a model reads or writes: ids, signatures,
+ * binary or encrypted payloads, media types, addresses, states and cache
+ * settings. Changing them would break a request (a signed thinking block, a
+ * tool call id) or a reply (an item id the client refers to) without
+ * protecting anything.
  */
-const OPAQUE_KEYS = new Set([
+export const OPAQUE_KEYS: ReadonlySet<string> = new Set([
   'type',
   'id',
+  'item_id',
+  'container_id',
   'tool_use_id',
   'name',
+  'server_label',
+  'status',
+  'obfuscation',
   'signature',
   'data',
   'media_type',

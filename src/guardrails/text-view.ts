@@ -1,0 +1,486 @@
+// Detectors read what a reader sees, not the code units that were sent. An
+// address with a zero-width space inside, a full-width ＠, Arabic-Indic
+// digits, `%40` or `&#64;` looks like (or decodes to) the plain one, so
+// detection runs on a view of the text in which:
+// - invisible characters are gone: zero-width ones (U+200B–U+200D, U+2060,
+//   U+FEFF), the soft hyphen, bidi controls, invisible operators, the
+//   Mongolian vowel separator, the combining grapheme joiner, variation
+//   selectors;
+// - a compatibility character reads as its NFKC form where that form holds
+//   something a pattern can use (ASCII letters, digits, `@ . _ + % & # ' -`,
+//   or a space): full-width ＡＢ１２＠, ①, 𝟏, ﬁ, the no-break space. Other NFKC
+//   changes (the full-width comma of Chinese prose) concern no detector and
+//   are left alone, which keeps such text off the slow path;
+// - a decimal digit of any script reads as its ASCII digit, and the hyphen
+//   and dash look-alikes (U+2010–U+2013, U+2212) as "-";
+// - a percent escape of printable ASCII (`%40`) and an HTML character
+//   reference (`&#64;`, `&#x40;`, `&commat;`) read as the character they
+//   stand for (once: `&amp;#64;` is "&#64;").
+// Detectors of Latin-only tokens (addresses, keys) read a second view,
+// `letters`, where Cyrillic and Greek letters that look like Latin ones read
+// as those: elsewhere (the block list) that would make Russian words read as
+// Latin ones.
+//
+// Each view char remembers the raw span it came from, so a match in the view
+// masks exactly the raw text a reader saw. Printable ASCII without "%" and
+// "&" is its own view: one regex test, nothing allocated.
+
+/** Anything but ASCII, "%" and "&": where a text may differ from its view. */
+const NOT_PLAIN = /[^\x00-\x24\x27-\x7f]/;
+
+/** True when `text` reads as it is: the detectors may scan it directly. */
+export function isPlainText(text: string): boolean {
+  return !NOT_PLAIN.test(text);
+}
+
+const PERCENT = 0x25;
+const AMPERSAND = 0x26;
+const HASH = 0x23;
+const SEMICOLON = 0x3b;
+/** `&#1114111;` has seven digits, `&#x10FFFF;` six. */
+const MAX_DECIMAL_DIGITS = 7;
+const MAX_HEX_DIGITS = 6;
+
+/** Named references a reader sees as a character a pattern uses. */
+const NAMED = new Map<string, string>([
+  ['commat', '@'],
+  ['period', '.'],
+  ['lowbar', '_'],
+  ['hyphen', '-'],
+  ['dash', '-'],
+  ['plus', '+'],
+  ['percnt', '%'],
+  ['num', '#'],
+  ['amp', '&'],
+  ['nbsp', ' '],
+]);
+const MAX_NAME = 6;
+
+/** Raw text is dropped in batches of at least this many chars. */
+const TRIM_BATCH = 1024;
+
+/** Code points that are never anything but themselves to a detector: CJK ideographs, kana, Hangul. */
+function isPlainLetter(cp: number): boolean {
+  return (cp >= 0x3001 && cp <= 0x31ff) || (cp >= 0x3400 && cp <= 0x9fff) || (cp >= 0xac00 && cp <= 0xd7a3);
+}
+
+function isInvisible(cp: number): boolean {
+  return (
+    cp === 0xad ||
+    cp === 0x34f ||
+    cp === 0x180e ||
+    (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0x202a && cp <= 0x202e) ||
+    (cp >= 0x2060 && cp <= 0x2064) ||
+    (cp >= 0x2066 && cp <= 0x2069) ||
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
+    cp === 0xfeff
+  );
+}
+
+/** U+2011 (non-breaking hyphen) has no ASCII NFKC form; the others none at all. */
+function isDash(cp: number): boolean {
+  return (cp >= 0x2010 && cp <= 0x2013) || cp === 0x2212;
+}
+
+/** An NFKC form worth reading: it holds a char some pattern uses, or is a plain space. */
+const USEFUL_FORM = /[A-Za-z0-9@._+%&#'-]|^ $/;
+const DECIMAL_DIGIT = /\p{Nd}/u;
+
+/** The ASCII digit a decimal digit of another script stands for (digits come in runs of ten, 0 to 9, some runs adjacent). */
+function digitOf(cp: number): string {
+  let zero = cp;
+  while (DECIMAL_DIGIT.test(String.fromCodePoint(zero - 1))) zero--;
+  return String((cp - zero) % 10);
+}
+
+/** What a non-ASCII code point reads as: '' (invisible), its replacement, or null (itself). */
+function computeReading(cp: number): string | null {
+  if (isInvisible(cp)) return '';
+  if (isDash(cp)) return '-';
+  const char = String.fromCodePoint(cp);
+  const compatible = char.normalize('NFKC');
+  if (compatible !== char && USEFUL_FORM.test(compatible)) return compatible;
+  if (DECIMAL_DIGIT.test(char)) return digitOf(cp);
+  return null;
+}
+
+// Readings are computed once per code point seen (NFKC and a property test
+// cost ~0.2 µs); the astral cache is capped, past which they are recomputed.
+const BMP_READINGS: Array<string | null | undefined> = new Array<string | null | undefined>(0x10000).fill(undefined);
+const ASTRAL_READINGS = new Map<number, string | null>();
+const ASTRAL_CACHE_LIMIT = 4096;
+
+function readingOf(cp: number): string | null {
+  if (isPlainLetter(cp)) return null;
+  if (cp < 0x10000) {
+    const cached = BMP_READINGS[cp];
+    if (cached !== undefined) return cached;
+    const reading = computeReading(cp);
+    BMP_READINGS[cp] = reading;
+    return reading;
+  }
+  const cached = ASTRAL_READINGS.get(cp);
+  if (cached !== undefined) return cached;
+  const reading = computeReading(cp);
+  if (ASTRAL_READINGS.size < ASTRAL_CACHE_LIMIT) ASTRAL_READINGS.set(cp, reading);
+  return reading;
+}
+
+function hexValue(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+function decimalValue(code: number): number {
+  return code >= 0x30 && code <= 0x39 ? code - 0x30 : -1;
+}
+
+function isAsciiLetter(code: number): boolean {
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x7a;
+}
+
+/** Set by readAt: what the raw sequence it read stands for, or null for itself. */
+let reading: string | null = null;
+
+/**
+ * Reads the raw sequence at `i` (a char, a surrogate pair, an escape) and
+ * returns its length, with `reading` set; 0 when more text could still change
+ * what it is (never when `final`). A text read whole and the same text read in
+ * pieces give the same sequences.
+ */
+function readAt(raw: string, i: number, final: boolean): number {
+  const code = raw.charCodeAt(i);
+  reading = null;
+  if (code < 0x80) {
+    if (code === PERCENT) return readPercent(raw, i, final);
+    if (code === AMPERSAND) return readReference(raw, i, final);
+    return 1;
+  }
+  if (code >= 0xd800 && code <= 0xdbff) {
+    if (i + 1 >= raw.length) return final ? 1 : 0;
+    const low = raw.charCodeAt(i + 1);
+    if (low < 0xdc00 || low > 0xdfff) return 1;
+    reading = readingOf((code - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000);
+    return 2;
+  }
+  reading = readingOf(code);
+  return 1;
+}
+
+/** `%XX` of printable ASCII. */
+function readPercent(raw: string, i: number, final: boolean): number {
+  if (i + 1 >= raw.length) return final ? 1 : 0;
+  const high = hexValue(raw.charCodeAt(i + 1));
+  if (high < 0) return 1;
+  if (i + 2 >= raw.length) return final ? 1 : 0;
+  const low = hexValue(raw.charCodeAt(i + 2));
+  const byte = high * 16 + low;
+  if (low < 0 || byte < 0x20 || byte > 0x7e) return 1;
+  reading = String.fromCharCode(byte);
+  return 3;
+}
+
+/** `&#DDD;`, `&#xHH;` (the semicolon optional, as browsers read them) and a few named references. */
+function readReference(raw: string, i: number, final: boolean): number {
+  const n = raw.length;
+  let j = i + 1;
+  if (j >= n) return final ? 1 : 0;
+  if (raw.charCodeAt(j) !== HASH) return readNamed(raw, i, final);
+  j++;
+  if (j >= n) return final ? 1 : 0;
+  const hex = (raw.charCodeAt(j) | 0x20) === 0x78;
+  if (hex) j++;
+  const digitValue = hex ? hexValue : decimalValue;
+  const max = hex ? MAX_HEX_DIGITS : MAX_DECIMAL_DIGITS;
+  const digits = j;
+  let value = 0;
+  while (j < n && j - digits < max) {
+    const digit = digitValue(raw.charCodeAt(j));
+    if (digit < 0) break;
+    value = value * (hex ? 16 : 10) + digit;
+    j++;
+  }
+  // Whatever follows the digits (more digits, ";", other text) decides.
+  if (j >= n) {
+    if (!final) return 0;
+  } else if (digitValue(raw.charCodeAt(j)) >= 0) return 1;
+  if (j === digits) return 1;
+  if (value === 0 || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff)) return 1;
+  const length = j < n && raw.charCodeAt(j) === SEMICOLON ? j + 1 - i : j - i;
+  reading = value < 0x80 ? String.fromCharCode(value) : (readingOf(value) ?? String.fromCodePoint(value));
+  return length;
+}
+
+function readNamed(raw: string, i: number, final: boolean): number {
+  const n = raw.length;
+  let j = i + 1;
+  while (j < n && j - i - 1 < MAX_NAME && isAsciiLetter(raw.charCodeAt(j))) j++;
+  if (j === i + 1) return 1;
+  if (j >= n) return final ? 1 : 0;
+  if (raw.charCodeAt(j) !== SEMICOLON) return 1;
+  const named = NAMED.get(raw.slice(i + 1, j));
+  if (named === undefined) return 1;
+  reading = named;
+  return j + 1 - i;
+}
+
+/** Cyrillic and Greek letters (and a few Latin ones) that look like a Latin letter, for the `letters` view. */
+const LOOKALIKES = new Map<number, string>(
+  Object.entries({
+    А: 'A', а: 'a', В: 'B', в: 'b', Е: 'E', е: 'e', К: 'K', к: 'k', М: 'M', м: 'm', Н: 'H', н: 'h', О: 'O', о: 'o',
+    Р: 'P', р: 'p', С: 'C', с: 'c', Т: 'T', т: 't', У: 'Y', у: 'y', Х: 'X', х: 'x', Ѕ: 'S', ѕ: 's', І: 'I', і: 'i',
+    Ј: 'J', ј: 'j', Һ: 'H', һ: 'h', Ԁ: 'D', ԁ: 'd', Ԛ: 'Q', ԛ: 'q', Ԝ: 'W', ԝ: 'w', Ү: 'Y', ү: 'y', Ӏ: 'I', ӏ: 'l',
+    Α: 'A', α: 'a', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', ι: 'i', Κ: 'K', κ: 'k', Μ: 'M', Ν: 'N', ν: 'v', Ο: 'O',
+    ο: 'o', Ρ: 'P', ρ: 'p', Τ: 'T', Υ: 'Y', υ: 'u', Χ: 'X', χ: 'x', ϲ: 'c', ϳ: 'j', ı: 'i', ɡ: 'g',
+  }).map(([from, to]) => [from.charCodeAt(0), to]),
+);
+
+function isLookalike(code: number): boolean {
+  return code >= 0x131 && code <= 0x51d && LOOKALIKES.has(code);
+}
+
+/** `text` with its look-alike letters read as Latin ones. */
+function lettersOf(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (!isLookalike(code)) continue;
+    out += text.slice(from, i) + (LOOKALIKES.get(code) as string);
+    from = i + 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/**
+ * The detectors' view of a text that arrives in pieces (a streamed block) or
+ * whole. Offsets are absolute: from the start of the text, however much of
+ * the front was dropped since.
+ *
+ * Until a char reads as something else, the view is the raw text itself (same
+ * string, same offsets). From the first one on it is built beside it, as
+ * spans: a run of raw chars read as themselves, or one raw sequence and what
+ * it reads as. Invisible chars leave a gap between spans.
+ */
+export class TextView {
+  /** Raw text from `rawBase` on: what was not released yet, and the tail not read yet. */
+  raw = '';
+  rawBase = 0;
+  /** Absolute raw offset up to which the raw text is read; the rest could still become an escape. */
+  private read = 0;
+  private mapped = false;
+  private viewText = '';
+  private viewBase = 0;
+  /** The `letters` view, from `viewBase` on; null while it equals the view. */
+  private lettersText: string | null = null;
+  /** Spans, from the first char that read differently: view start, raw start, raw length (-1: a run read as itself). */
+  private readonly spanView: number[] = [];
+  private readonly spanRaw: number[] = [];
+  private readonly spanLength: number[] = [];
+  /** Index of the first span still needed. */
+  private firstSpan = 0;
+
+  /** Absolute offset where the view text starts. */
+  get base(): number {
+    return this.mapped ? this.viewBase : this.rawBase;
+  }
+
+  /** What detectors read, from `base` on. */
+  get text(): string {
+    if (this.mapped) return this.viewText;
+    const read = this.read - this.rawBase;
+    return read === this.raw.length ? this.raw : this.raw.slice(0, read);
+  }
+
+  /** The view with look-alike letters read as Latin ones: the same length and offsets. */
+  get letters(): string {
+    return this.lettersText ?? this.text;
+  }
+
+  /** Absolute end of the view. */
+  get length(): number {
+    return this.mapped ? this.viewBase + this.viewText.length : this.read;
+  }
+
+  /** Absolute end of the raw text. */
+  get rawLength(): number {
+    return this.rawBase + this.raw.length;
+  }
+
+  /** Absolute raw offset up to which the raw text has a view; what follows may still become an escape. */
+  get readUpTo(): number {
+    return this.read;
+  }
+
+  append(text: string): void {
+    if (text.length === 0) return;
+    const pending = this.read < this.rawLength;
+    this.raw += text;
+    // The common case: plain text after plain text reads as itself.
+    if (!pending && !this.mapped && this.lettersText === null && isPlainText(text)) {
+      this.read += text.length;
+      return;
+    }
+    this.readRaw(false);
+  }
+
+  /** No more text: an escape cut off at the end reads as itself. */
+  finish(): void {
+    this.readRaw(true);
+  }
+
+  /** Raw offset where the source of view char `k` starts; the view's end maps to the end of what was read. */
+  rawStart(k: number): number {
+    if (!this.mapped) return k;
+    if (k >= this.length) return this.read;
+    if (k < (this.spanView[this.firstSpan] ?? Infinity)) return k;
+    const span = this.spanAt(k);
+    const length = this.spanLength[span] as number;
+    return (this.spanRaw[span] as number) + (length < 0 ? k - (this.spanView[span] as number) : 0);
+  }
+
+  /** Raw offset just after the source of view char `k`. */
+  rawEnd(k: number): number {
+    if (!this.mapped || k < (this.spanView[this.firstSpan] ?? Infinity)) return k + 1;
+    const span = this.spanAt(k);
+    const length = this.spanLength[span] as number;
+    return length < 0 ? (this.spanRaw[span] as number) + k - (this.spanView[span] as number) + 1 : (this.spanRaw[span] as number) + length;
+  }
+
+  /**
+   * Drops the view before `viewFrom` and the raw text before `rawFrom` (never
+   * what is not read yet), in batches, so the copies stay linear overall.
+   */
+  trim(viewFrom: number, rawFrom: number): void {
+    if (!this.mapped) {
+      // One buffer serves both: keep what either still needs.
+      const keep = Math.min(viewFrom, rawFrom, this.read) - this.rawBase;
+      if (keep <= TRIM_BATCH) return;
+      this.raw = this.raw.slice(keep);
+      if (this.lettersText !== null) this.lettersText = this.lettersText.slice(keep);
+      this.rawBase += keep;
+      return;
+    }
+    const rawKeep = Math.min(rawFrom, this.read) - this.rawBase;
+    if (rawKeep > TRIM_BATCH) {
+      this.raw = this.raw.slice(rawKeep);
+      this.rawBase += rawKeep;
+    }
+    const viewKeep = viewFrom - this.viewBase;
+    if (viewKeep <= TRIM_BATCH) return;
+    this.viewText = this.viewText.slice(viewKeep);
+    if (this.lettersText !== null) this.lettersText = this.lettersText.slice(viewKeep);
+    this.viewBase = viewFrom;
+    while (this.firstSpan + 1 < this.spanView.length && (this.spanView[this.firstSpan + 1] as number) <= viewFrom) this.firstSpan++;
+    if (this.firstSpan > TRIM_BATCH) {
+      this.spanView.splice(0, this.firstSpan);
+      this.spanRaw.splice(0, this.firstSpan);
+      this.spanLength.splice(0, this.firstSpan);
+      this.firstSpan = 0;
+    }
+  }
+
+  /** The last span starting at or before view offset `k`. */
+  private spanAt(k: number): number {
+    let low = this.firstSpan;
+    let high = this.spanView.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if ((this.spanView[middle] as number) <= k) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+
+  private readRaw(final: boolean): void {
+    const raw = this.raw;
+    let i = this.read - this.rawBase;
+    /** Start of the current run of chars read as themselves. */
+    let run = i;
+    let lookalikes = false;
+    while (i < raw.length) {
+      const length = readAt(raw, i, final);
+      if (length === 0) break;
+      if (reading === null) {
+        if (!lookalikes && isLookalike(raw.charCodeAt(i))) lookalikes = true;
+      } else {
+        this.keep(run, i, lookalikes);
+        this.replace(i, length, reading);
+        lookalikes = false;
+        run = i + length;
+      }
+      i += length;
+    }
+    this.keep(run, i, lookalikes);
+    this.read = this.rawBase + i;
+  }
+
+  /** Raw chars [from, to) (relative to `rawBase`) read as themselves. */
+  private keep(from: number, to: number, lookalikes: boolean): void {
+    if (to <= from) return;
+    if (!this.mapped) {
+      // The view is the raw text; only `letters` may need the piece.
+      if (lookalikes || this.lettersText !== null) this.addLetters(this.raw.slice(from, to), lookalikes, from);
+      return;
+    }
+    const piece = this.raw.slice(from, to);
+    const at = this.length;
+    const rawAt = this.rawBase + from;
+    const last = this.spanView.length - 1;
+    // A run right after a run, with no invisible char between them, is one run.
+    const continues = last >= this.firstSpan && this.spanLength[last] === -1 && (this.spanRaw[last] as number) + at - (this.spanView[last] as number) === rawAt;
+    if (!continues) {
+      this.spanView.push(at);
+      this.spanRaw.push(rawAt);
+      this.spanLength.push(-1);
+    }
+    this.addLetters(piece, lookalikes, at - this.viewBase);
+    this.viewText += piece;
+  }
+
+  /** The raw sequence at `from` (relative to `rawBase`), `length` long, reads as `text` ('' for an invisible char). */
+  private replace(from: number, length: number, text: string): void {
+    if (!this.mapped) {
+      // Up to here the view is the raw text itself.
+      this.mapped = true;
+      this.viewText = this.raw.slice(0, from);
+      this.viewBase = this.rawBase;
+    }
+    if (text === '') return;
+    const at = this.length;
+    this.spanView.push(at);
+    this.spanRaw.push(this.rawBase + from);
+    this.spanLength.push(length);
+    this.addLetters(text, true, at - this.viewBase);
+    this.viewText += text;
+  }
+
+  /** Keeps `letters` in step with `piece`, about to be added to the view at `at` (relative to the view's base). */
+  private addLetters(piece: string, mayDiffer: boolean, at: number): void {
+    if (this.lettersText !== null) {
+      this.lettersText += mayDiffer ? lettersOf(piece) : piece;
+      return;
+    }
+    if (!mayDiffer) return;
+    const letters = lettersOf(piece);
+    if (letters === piece) return;
+    this.lettersText = (this.mapped ? this.viewText : this.raw).slice(0, at) + letters;
+  }
+}
+
+/** The view of a whole text, or null when the text is its own view (both views). */
+export function viewOf(text: string): TextView | null {
+  if (isPlainText(text)) return null;
+  const view = new TextView();
+  view.append(text);
+  view.finish();
+  return view;
+}
+
+/** What a text reads as to the detectors that read `letters` or not: for literals (block-list words) compared with it. */
+export function readingOfText(text: string): string {
+  return viewOf(text)?.text ?? text;
+}

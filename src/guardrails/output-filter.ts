@@ -369,6 +369,7 @@ class StreamOutputFilter implements OutputFilter {
       channel.frontiers[i] = view.length;
     }
     channel.releasable = view.rawLength;
+    this.rememberStream(channel);
   }
 
   private drain(): CanonicalEvent[] {
@@ -426,13 +427,17 @@ class StreamOutputFilter implements OutputFilter {
     if (text !== '') out.push(this.textEvent(channel, index, text));
     channel.released = target;
     if (channel.redactions.length > 0) channel.redactions = channel.redactions.filter((match) => match.end > target);
-    const { stream } = channel;
-    if (stream !== undefined) {
-      stream.out += text;
-      // The event that repeats the text whole (a hosted tool's done event, its item) gets what its pieces became.
-      if (channel.ended && channel.released === view.rawLength) this.remember(stream.whole, stream.out);
+    if (channel.stream !== undefined) {
+      channel.stream.out += text;
+      this.rememberStream(channel);
     }
     this.dropScannedText(channel);
+  }
+
+  /** Once a whole stream went out, an event that repeats its text whole (a hosted tool's done event, its item) gets what its pieces became. */
+  private rememberStream(channel: Channel): void {
+    const { stream } = channel;
+    if (stream !== undefined && channel.ended && channel.released === channel.view.rawLength) this.remember(stream.whole, stream.out);
   }
 
   private textEvent(channel: Channel, index: number, text: string): CanonicalEvent {

@@ -3,6 +3,7 @@
 // matched) stays the very object the caller sent, so pass-through forwards it
 // unchanged and an untouched request costs no copy.
 import type { InputInspector } from '../guardrails/guardrail-engine';
+import { tooDeep } from '../http/openapi-router';
 import type { RawObject } from './canonical';
 
 export function isObject(value: unknown): value is RawObject {
@@ -89,6 +90,8 @@ export function inspectJsonText(text: string, field: string, inspect: InputInspe
   } catch {
     return inspect.text(text, field);
   }
+  // Deeper than a body may nest: read as text (no recursion); the decoder refuses it with a 400 naming the field.
+  if (tooDeep(parsed) !== undefined) return inspect.text(text, field);
   const inspected = inspect.json(parsed, field);
   return inspected === parsed ? text : JSON.stringify(inspected);
 }

@@ -1,6 +1,8 @@
 // What the two OpenAI forms (chat completions and responses) decode alike:
 // the reasoning effort as a thinking request, images and files given as
 // `data:` URLs, and turns merged so upstreams see alternating roles.
+import { AppError, invalid } from '../errors';
+import { MAX_BODY_DEPTH, tooDeep } from '../http/openapi-router';
 import type { CanonicalContent, CanonicalMessage, CanonicalRequest, Effort, ImageSource } from './canonical';
 
 /** Thinking budget per effort, when an effort becomes Anthropic thinking. */
@@ -40,6 +42,25 @@ export function imageFromUrl(url: string): ImageSource {
 /** Appends content to the last message when it has the same role: upstreams want alternating turns. */
 export function pushTurn(messages: CanonicalMessage[], role: CanonicalMessage['role'], content: CanonicalContent[]): void {
   const last = messages[messages.length - 1];
-  if (last && last.role === role && role !== 'system') last.content.push(...content);
+  // Item by item: a turn may hold more blocks than a call can take as arguments.
+  if (last && last.role === role && role !== 'system') for (const block of content) last.content.push(block);
   else messages.push({ role, content });
+}
+
+/**
+ * Tool-call arguments (JSON in a string) as a value: a 400 naming `field`
+ * when they are not JSON, or nest deeper than a body may (the body's own
+ * depth check cannot see inside a string, and what reads the value recurses).
+ */
+export function parseArguments(text: string, field: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalid(field, `${field}: must be a JSON object`);
+  }
+  if (tooDeep(value) !== undefined) {
+    throw new AppError('invalid_request', 'body_too_deep', `${field}: the JSON nests deeper than ${MAX_BODY_DEPTH} levels`, { field });
+  }
+  return value;
 }

@@ -88,7 +88,9 @@ export function fromResponsesJson(body: unknown): CanonicalEvent[] {
   const events: CanonicalEvent[] = [messageStart(body)];
   let index = 0;
   const block = (start: Extract<CanonicalEvent, { type: 'block_start' }>['block'], ...deltas: CanonicalEvent[]): void => {
-    events.push({ type: 'block_start', index, block: start }, ...deltas, { type: 'block_stop', index });
+    events.push({ type: 'block_start', index, block: start });
+    for (const delta of deltas) events.push(delta);
+    events.push({ type: 'block_stop', index });
     index++;
   };
   for (const item of body.output as unknown[]) {
@@ -136,7 +138,8 @@ export function fromResponsesJson(body: unknown): CanonicalEvent[] {
         block({ type: 'other', raw: item });
     }
   }
-  events.push(...usageEvent(body.usage), messageStop(body, (body.output as unknown[]).some((i) => isRecord(i) && isToolCall(i))));
+  for (const usage of usageEvent(body.usage)) events.push(usage);
+  events.push(messageStop(body, (body.output as unknown[]).some((i) => isRecord(i) && isToolCall(i))));
   return events;
 }
 
@@ -233,7 +236,8 @@ export class ResponsesStreamMapper {
         const response = isRecord(data.response) ? data.response : {};
         this.endStreams(null, events);
         for (const [index, item] of [...this.items]) this.itemDone(index, item, item.item, events);
-        events.push(...usageEvent(response.usage), messageStop(response, this.calledTools));
+        for (const usage of usageEvent(response.usage)) events.push(usage);
+        events.push(messageStop(response, this.calledTools));
         this.finished = true;
         break;
       }

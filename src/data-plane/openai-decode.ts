@@ -5,8 +5,15 @@ import { AppError, invalid } from '../errors';
 import { MAX_BODY_DEPTH, tooDeep } from '../http/openapi-router';
 import type { CanonicalContent, CanonicalMessage, CanonicalRequest, Effort, ImageSource } from './canonical';
 
-/** Thinking budget per effort, when an effort becomes Anthropic thinking. */
-const EFFORT_BUDGET: Record<string, number> = { minimal: 1024, low: 2048, medium: 4096, high: 8192, xhigh: 16384, max: 32768 };
+/** Thinking budget per effort, when an effort becomes Anthropic thinking (a Map: the effort is the caller's text). */
+const EFFORT_BUDGET = new Map<string, number>([
+  ['minimal', 1024],
+  ['low', 2048],
+  ['medium', 4096],
+  ['high', 8192],
+  ['xhigh', 16384],
+  ['max', 32768],
+]);
 const EFFORTS = new Set<string>(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
 
 /**
@@ -19,7 +26,7 @@ export function applyReasoningEffort(request: CanonicalRequest, effort: string |
     request.thinking = { type: 'disabled' };
     request.effort = 'none';
   } else if (typeof effort === 'string' && effort !== '') {
-    const budget = Math.min(EFFORT_BUDGET[effort] ?? 4096, request.maxTokens - 1);
+    const budget = Math.min(EFFORT_BUDGET.get(effort) ?? 4096, request.maxTokens - 1);
     request.thinking = budget >= 1024 ? { type: 'enabled', budgetTokens: budget } : { type: 'enabled' };
     if (EFFORTS.has(effort)) request.effort = effort as Effort;
   }

@@ -21,7 +21,7 @@ import { idCard } from './guardrail-samples';
 type DeltaType = 'text_delta' | 'thinking_delta' | 'tool_input_delta';
 
 const detectors = defaultDetectors(ADVERSARIAL_BLOCK_LIST);
-const RULES = Object.keys(BUILT_IN_RULES);
+const RULES = [...BUILT_IN_RULES.keys()];
 
 /** Mostly redact, so that most runs stream to the end; sometimes flag, block or off. */
 const policies = fc.record(

@@ -317,13 +317,12 @@ class StreamOutputFilter implements OutputFilter {
     channel.frontiers[i] = base + wholeCodePoints(text, hold);
   }
 
-  /** A final match at view offsets [start, end); one that runs to the end of an ended text takes in all of its raw tail. */
-  private decide(channel: Channel, rule: string, policy: ActivePolicy, start: number, end: number): void {
+  /** A final match at view offsets [start, end), masking the raw text from its first char's start to its last char's end (or to `rawEnd`). */
+  private decide(channel: Channel, rule: string, policy: ActivePolicy, start: number, end: number, rawEnd?: number): void {
     this.count(rule, policy);
     if (policy !== 'redact') return;
     const { view } = channel;
-    const rawEnd = channel.ended && end >= view.length ? view.rawLength : view.rawEnd(end - 1);
-    channel.redactions.push({ rule, policy, start: view.rawStart(start), end: rawEnd });
+    channel.redactions.push({ rule, policy, start: view.rawStart(start), end: rawEnd ?? view.rawEnd(end - 1) });
   }
 
   private count(rule: string, policy: ActivePolicy): void {
@@ -362,7 +361,7 @@ class StreamOutputFilter implements OutputFilter {
       const from = (channel.frontiers[i] as number) - base;
       if (text.length - from > OPEN_MATCH_CHECK_LIMIT) {
         // The check limit was passed inside an open match: all of the held tail is the match.
-        this.decide(channel, detector.rule, policy, base + from, view.length);
+        this.decide(channel, detector.rule, policy, base + from, view.length, view.rawLength);
       } else {
         for (const match of wholeTextMatches(detector, text, from)) this.decide(channel, detector.rule, policy, base + match.start, base + match.end);
       }

@@ -43,7 +43,7 @@ export function wholeTextMatches(detector: Detector, text: string, from = 0): De
 /**
  * Every match of every detector in `text`, in detector order, as spans of
  * `text`: detectors read its view, and a match covers the raw text its view
- * chars came from (a match that runs to the end takes in any invisible tail).
+ * chars came from (from the first one's start to the last one's end).
  */
 export function scanText(text: string, detectors: readonly ActiveDetector[]): RuleMatch[] {
   const view = viewOf(text);
@@ -55,7 +55,7 @@ export function scanText(text: string, detectors: readonly ActiveDetector[]): Ru
     }
     const read = readerText(detector, view);
     for (const { start, end } of wholeTextMatches(detector, read)) {
-      matches.push({ rule: detector.rule, policy, start: view.rawStart(start), end: end >= read.length ? text.length : view.rawEnd(end - 1) });
+      matches.push({ rule: detector.rule, policy, start: view.rawStart(start), end: view.rawEnd(end - 1) });
     }
   }
   return matches;

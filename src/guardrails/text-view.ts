@@ -25,12 +25,16 @@
 // masks exactly the raw text a reader saw. Printable ASCII without "%" and
 // "&" is its own view: one regex test, nothing allocated.
 
-/** Anything but ASCII, "%" and "&": where a text may differ from its view. */
-const NOT_PLAIN = /[^\x00-\x24\x27-\x7f]/;
+/**
+ * A char that may read as something else: anything but ASCII without "%"
+ * and "&", CJK ideographs, kana, Hangul, and the punctuation of Chinese prose
+ * that reads as itself (，：；！？（）“”‘’—…).
+ */
+const NOT_ITSELF = /[^\x00-\x24\x27-\x7f\u2014\u2018\u2019\u201c\u201d\u2026\u3001-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1f]/;
 
-/** True when `text` reads as it is: the detectors may scan it directly. */
-export function isPlainText(text: string): boolean {
-  return !NOT_PLAIN.test(text);
+/** True when `text` reads as it is (both views): the detectors may scan it directly. */
+export function readsAsItself(text: string): boolean {
+  return !NOT_ITSELF.test(text);
 }
 
 const PERCENT = 0x25;
@@ -98,6 +102,8 @@ function digitOf(cp: number): string {
 function computeReading(cp: number): string | null {
   if (isInvisible(cp)) return '';
   if (isDash(cp)) return '-';
+  // An ellipsis is no dot a reader would take for part of an address (and Chinese prose is full of them).
+  if (cp === 0x2025 || cp === 0x2026) return null;
   const char = String.fromCodePoint(cp);
   const compatible = char.normalize('NFKC');
   if (compatible !== char && USEFUL_FORM.test(compatible)) return compatible;
@@ -238,22 +244,17 @@ const LOOKALIKES = new Map<number, string>(
   }).map(([from, to]) => [from.charCodeAt(0), to]),
 );
 
-function isLookalike(code: number): boolean {
-  return code >= 0x131 && code <= 0x51d && LOOKALIKES.has(code);
+/** Where the `letters` view may differ: Cyrillic, Greek, and the Latin letters between them that the table maps. */
+function isLookalikeScript(code: number): boolean {
+  return code >= 0x131 && code <= 0x52f;
 }
 
-/** `text` with its look-alike letters read as Latin ones. */
-function lettersOf(text: string): string {
-  let out = '';
-  let from = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (!isLookalike(code)) continue;
-    out += text.slice(from, i) + (LOOKALIKES.get(code) as string);
-    from = i + 1;
-  }
-  return from === 0 ? text : out + text.slice(from);
+/** A Cyrillic or Greek letter that looks like no Latin one: the text around it is Russian, Greek…, not a disguised address. */
+function isOwnScriptLetter(code: number): boolean {
+  return code >= 0x370 && code <= 0x52f && !LOOKALIKES.has(code);
 }
+
+const LOOKALIKE_SCRIPT = /[\u0131-\u052f]/;
 
 /**
  * The detectors' view of a text that arrives in pieces (a streamed block) or
@@ -282,6 +283,14 @@ export class TextView {
   private readonly spanLength: number[] = [];
   /** Index of the first span still needed. */
   private firstSpan = 0;
+  /**
+   * The last view char is a Cyrillic or Greek letter read as itself: a
+   * look-alike right after it is part of a Russian or Greek word ("почта")
+   * and stays as it is. Only a look-alike that starts a word, or follows
+   * Latin letters or other look-alikes ("јоhn", "АКІА", "PRІVATE"), reads as
+   * Latin. Reading backwards only, a text in pieces reads as it does whole.
+   */
+  private inWord = false;
 
   /** Absolute offset where the view text starts. */
   get base(): number {
@@ -320,8 +329,9 @@ export class TextView {
     const pending = this.read < this.rawLength;
     this.raw += text;
     // The common case: plain text after plain text reads as itself.
-    if (!pending && !this.mapped && this.lettersText === null && isPlainText(text)) {
+    if (!pending && !this.mapped && this.lettersText === null && readsAsItself(text)) {
       this.read += text.length;
+      this.inWord = false;
       return;
     }
     this.readRaw(false);
@@ -400,30 +410,37 @@ export class TextView {
     let i = this.read - this.rawBase;
     /** Start of the current run of chars read as themselves. */
     let run = i;
-    let lookalikes = false;
+    let script = false;
     while (i < raw.length) {
+      // Most chars read as themselves and are no look-alikes: skipped without a call.
+      const code = raw.charCodeAt(i);
+      if (code < 0x80 ? code !== PERCENT && code !== AMPERSAND : isPlainLetter(code)) {
+        i++;
+        continue;
+      }
       const length = readAt(raw, i, final);
       if (length === 0) break;
       if (reading === null) {
-        if (!lookalikes && isLookalike(raw.charCodeAt(i))) lookalikes = true;
+        if (!script && isLookalikeScript(raw.charCodeAt(i))) script = true;
       } else {
-        this.keep(run, i, lookalikes);
+        this.keep(run, i, script);
         this.replace(i, length, reading);
-        lookalikes = false;
+        script = false;
         run = i + length;
       }
       i += length;
     }
-    this.keep(run, i, lookalikes);
+    this.keep(run, i, script);
     this.read = this.rawBase + i;
   }
 
-  /** Raw chars [from, to) (relative to `rawBase`) read as themselves. */
-  private keep(from: number, to: number, lookalikes: boolean): void {
+  /** Raw chars [from, to) (relative to `rawBase`) read as themselves; `script`: some may be look-alikes. */
+  private keep(from: number, to: number, script: boolean): void {
     if (to <= from) return;
     if (!this.mapped) {
       // The view is the raw text; only `letters` may need the piece.
-      if (lookalikes || this.lettersText !== null) this.addLetters(this.raw.slice(from, to), lookalikes, from);
+      if (script || this.lettersText !== null) this.addLetters(this.raw.slice(from, to), script, from);
+      else this.inWord = false;
       return;
     }
     const piece = this.raw.slice(from, to);
@@ -437,7 +454,7 @@ export class TextView {
       this.spanRaw.push(rawAt);
       this.spanLength.push(-1);
     }
-    this.addLetters(piece, lookalikes, at - this.viewBase);
+    this.addLetters(piece, script, at - this.viewBase);
     this.viewText += piece;
   }
 
@@ -454,26 +471,39 @@ export class TextView {
     this.spanView.push(at);
     this.spanRaw.push(this.rawBase + from);
     this.spanLength.push(length);
-    this.addLetters(text, true, at - this.viewBase);
+    this.addLetters(text, LOOKALIKE_SCRIPT.test(text), at - this.viewBase);
     this.viewText += text;
   }
 
   /** Keeps `letters` in step with `piece`, about to be added to the view at `at` (relative to the view's base). */
   private addLetters(piece: string, mayDiffer: boolean, at: number): void {
-    if (this.lettersText !== null) {
-      this.lettersText += mayDiffer ? lettersOf(piece) : piece;
-      return;
+    const letters = mayDiffer ? this.lettersFor(piece) : piece;
+    if (!mayDiffer) this.inWord = false;
+    if (this.lettersText !== null) this.lettersText += letters;
+    else if (letters !== piece) this.lettersText = (this.mapped ? this.viewText : this.raw).slice(0, at) + letters;
+  }
+
+  /** `piece` with the look-alikes that do not continue a Russian or Greek word read as Latin letters. */
+  private lettersFor(piece: string): string {
+    let out = '';
+    let from = 0;
+    for (let i = 0; i < piece.length; i++) {
+      const code = piece.charCodeAt(i);
+      const latin = isLookalikeScript(code) ? LOOKALIKES.get(code) : undefined;
+      if (latin !== undefined && !this.inWord) {
+        out += piece.slice(from, i) + latin;
+        from = i + 1;
+      } else {
+        this.inWord = latin !== undefined || isOwnScriptLetter(code);
+      }
     }
-    if (!mayDiffer) return;
-    const letters = lettersOf(piece);
-    if (letters === piece) return;
-    this.lettersText = (this.mapped ? this.viewText : this.raw).slice(0, at) + letters;
+    return from === 0 ? piece : out + piece.slice(from);
   }
 }
 
 /** The view of a whole text, or null when the text is its own view (both views). */
 export function viewOf(text: string): TextView | null {
-  if (isPlainText(text)) return null;
+  if (readsAsItself(text)) return null;
   const view = new TextView();
   view.append(text);
   view.finish();

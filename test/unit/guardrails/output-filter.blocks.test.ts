@@ -25,7 +25,7 @@ function shape(events: CanonicalEvent[]): string[] {
     if (delta === null) {
       out.push(`${event.type}${'index' in event ? ` ${event.index}` : ''}`);
       last = null;
-    } else if (last === delta[0]) out[out.length - 1] += delta[1];
+    } else if (last === delta[0]) out.push(`${out.pop() ?? ''}${delta[1]}`);
     else {
       out.push(`${delta[0]}${delta[1]}`);
       last = delta[0] as string;

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { createGuardrails, defaultDetectors, resolvePolicies } from '../../../src/guardrails';
-import { TextView, isPlainText, viewOf } from '../../../src/guardrails/text-view';
+import { TextView, readsAsItself, viewOf } from '../../../src/guardrails/text-view';
 
 /** [class, raw, what detectors read, what address and key detectors read] */
 const READINGS: Array<[string, string, string, string?]> = [
@@ -24,6 +24,7 @@ const READINGS: Array<[string, string, string, string?]> = [
   ['what is not an escape stays', 'AT&T, 50% off, a && b, &unknown; &#; &#xZZ;', 'AT&T, 50% off, a && b, &unknown; &#; &#xZZ;'],
   ['Cyrillic look-alikes, for address and key detectors only', 'ѕk-proj АКІА јоhn@ехаmple.com', 'ѕk-proj АКІА јоhn@ехаmple.com', 'sk-proj AKIA john@example.com'],
   ['Greek look-alikes, for address and key detectors only', 'ΑΚΙΑ ΕΧΑΜΡLΕ', 'ΑΚΙΑ ΕΧΑΜΡLΕ', 'AKIA EXAMPLE'],
+  ['look-alikes inside a Russian or Greek word stay as they are', 'почта@mail.ru Ελλάδα', 'почта@mail.ru Ελλάδα', 'почта@mail.ru Eλλάδα'],
   ['Chinese prose (full-width punctuation concerns no detector)', '感谢您的提问，简单来说：缓存会重建。', '感谢您的提问，简单来说：缓存会重建。'],
 ];
 
@@ -47,10 +48,12 @@ describe('guardrails: the text detectors read', () => {
     expect(view.rawStart(view.text.length)).to.equal(raw.length);
   });
 
-  it('reads plain ASCII without "%" and "&" as itself, allocating nothing', () => {
-    expect(isPlainText('plain ASCII, even with @ and digits 13800138000')).to.equal(true);
-    expect(viewOf('plain ASCII, even with @ and digits 13800138000')).to.equal(null);
-    for (const text of ['50%', 'a&b', 'é', '中']) expect(isPlainText(text), text).to.equal(false);
+  it('reads plain ASCII without "%" and "&", and Chinese prose, as itself, allocating nothing', () => {
+    for (const text of ['plain ASCII, even with @ and digits 13800138000', '感谢您的提问（简单来说）：缓存会重建，“预热”——就好……']) {
+      expect(readsAsItself(text), text).to.equal(true);
+      expect(viewOf(text), text).to.equal(null);
+    }
+    for (const text of ['50%', 'a&b', 'é', '１', '＠', '\u200B', 'а', '٣']) expect(readsAsItself(text), text).to.equal(false);
   });
 
   it('reads a text in pieces as it reads it whole, however it is cut (property)', () => {
@@ -126,7 +129,7 @@ describe('guardrails: input read as a reader sees it', () => {
 
   it('does not read Russian or Greek words as Latin ones for the block list or in prose', () => {
     const listed = createGuardrails({ detectors: defaultDetectors(['pop', 'cop', 'mama']), policies: resolvePolicies() });
-    const text = 'Мама купила рор и сор. Καλημέρα, ΑΚΙΑ.';
+    const text = 'Мама купила рор и сор. Καλημέρα, ΑΚΙΑ. Пишите на почта@mail.ru.';
     expect(listed.inputInspector().text(text, 'messages.0.content')).to.equal(text);
   });
 });

@@ -5,9 +5,9 @@
 // span the upstream would have read (the text around it untouched), in each
 // protocol form, and a block rule refuses the call with a 400 naming it.
 import { expect } from 'chai';
-import { api, createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
-import { catalogFile, usageRecord } from '../../support/data-plane';
-import { startFakeAnthropic, startFakeOpenAIResponses, type FakeUpstream } from '../../support/fake-upstreams';
+import { api, createAccount, createKey } from '../../support/app';
+import { usageRecord } from '../../support/data-plane';
+import { startGuardrailGateway, type GuardrailGateway } from './guardrail-gateway';
 import { idCard } from '../../unit/guardrails/guardrail-samples';
 
 /** [class, the obfuscated value as sent, the rule that must find it] */
@@ -39,9 +39,9 @@ const FORMS: Array<[Form, string, 'anthropic' | 'responses']> = [
 ];
 
 function body(form: Form, text: string): Record<string, unknown> {
-  if (form === 'messages') return { model: 'o-claude', max_tokens: 64, messages: [{ role: 'user', content: text }] };
-  if (form === 'chat') return { model: 'o-gpt', messages: [{ role: 'user', content: text }] };
-  return { model: 'o-gpt', input: [{ role: 'user', content: [{ type: 'input_text', text }] }] };
+  if (form === 'messages') return { model: 'g-claude', max_tokens: 64, messages: [{ role: 'user', content: text }] };
+  if (form === 'chat') return { model: 'g-gpt', messages: [{ role: 'user', content: text }] };
+  return { model: 'g-gpt', input: [{ role: 'user', content: [{ type: 'input_text', text }] }] };
 }
 
 /** The user text as the upstream received it. */
@@ -53,48 +53,24 @@ function sentText(form: Form, upstreamBody: any): string {
 
 describe('input guardrails read obfuscated values as a reader does', function () {
   this.timeout(120_000);
-  let t: TestApp;
-  let anthropic: FakeUpstream;
-  let responses: FakeUpstream;
-  let apiKey: string;
+  let gateway: GuardrailGateway;
 
   before(async () => {
-    [anthropic, responses] = await Promise.all([startFakeAnthropic(), startFakeOpenAIResponses()]);
-    t = await startTestApp({
-      env: { OI_ANTHROPIC_KEY: 'sk-ant-oi', OI_OPENAI_KEY: 'sk-openai-oi' },
-      catalog: catalogFile({
-        providers: {
-          claude: { type: 'anthropic', base_url: anthropic.baseUrl, api_key_env: 'OI_ANTHROPIC_KEY' },
-          gpt: { type: 'openai', base_url: responses.baseUrl, api_key_env: 'OI_OPENAI_KEY', responses: true },
-        },
-        models: [
-          { name: 'o-claude', routes: { standard: [{ provider: 'claude', model: 'claude-o' }] } },
-          { name: 'o-gpt', routes: { standard: [{ provider: 'gpt', model: 'gpt-o' }] } },
-        ],
-      }),
-    });
-    const account = await createAccount(t);
-    apiKey = (await createKey(t, account.token, { model_scope: ['o-claude', 'o-gpt'] })).api_key;
+    gateway = await startGuardrailGateway();
   });
 
   after(async () => {
-    await t?.close();
-    await anthropic?.close();
-    await responses?.close();
+    await gateway?.close();
   });
 
-  async function post(path: string, payload: Record<string, unknown>, key = apiKey): Promise<{ status: number; body: any; requestId: string }> {
-    const response = await fetch(`${t.baseUrl}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(payload),
-    });
-    return { status: response.status, body: await response.json(), requestId: response.headers.get('request-id') ?? '' };
+  async function post(path: string, payload: Record<string, unknown>, key?: string): Promise<{ status: number; body: any; requestId: string }> {
+    const { status, raw, requestId } = await gateway.post(path, payload, key);
+    return { status, body: JSON.parse(raw), requestId };
   }
 
   for (const [form, path, upstream] of FORMS) {
     it(`${form}: every class is masked on the raw span the upstream would read, the text around it untouched`, async () => {
-      const fake = upstream === 'anthropic' ? anthropic : responses;
+      const fake = upstream === 'anthropic' ? gateway.anthropic : gateway.responses;
       for (const [name, value, rule] of OBFUSCATED) {
         const text = `前文 before: ${value} :after 后文`;
         const response = await post(path, body(form, text));
@@ -107,13 +83,13 @@ describe('input guardrails read obfuscated values as a reader does', function ()
   }
 
   it('a block rule refuses an obfuscated value with a 400 naming the rule, and nothing reaches the upstream', async () => {
-    const account = await createAccount(t);
-    const key = (await createKey(t, account.token, { model_scope: ['o-claude', 'o-gpt'] })).api_key;
+    const account = await createAccount(gateway.t);
+    const key = (await createKey(gateway.t, account.token, { model_scope: ['g-claude', 'g-gpt'] })).api_key;
     for (const rule of ['email', 'cn-mobile', 'api-secret', 'bank-card', 'cn-id-card']) {
-      expect((await api(t, 'PUT', `/api/v1/account/guardrails/${rule}`, account.token, { policy: 'block' })).status).to.equal(200);
+      expect((await api(gateway.t, 'PUT', `/api/v1/account/guardrails/${rule}`, account.token, { policy: 'block' })).status).to.equal(200);
     }
     for (const [form, path, upstream] of FORMS) {
-      const fake = upstream === 'anthropic' ? anthropic : responses;
+      const fake = upstream === 'anthropic' ? gateway.anthropic : gateway.responses;
       for (const [name, value, rule] of OBFUSCATED) {
         const calls = fake.requests.length;
         const response = await post(path, body(form, `hi ${value} bye`), key);

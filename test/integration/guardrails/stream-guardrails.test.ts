@@ -7,10 +7,10 @@
 // and in the final `response.completed`. Nothing raw may reach the client, and
 // what `response.completed` holds must agree with what was streamed.
 import { expect } from 'chai';
-import { api, createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
-import { catalogFile, usageRecord } from '../../support/data-plane';
-import { startFakeAnthropic, startFakeOpenAIResponses, type FakeUpstream } from '../../support/fake-upstreams';
+import { api, createAccount, createKey } from '../../support/app';
+import { usageRecord } from '../../support/data-plane';
 import { parseSse, type SseEvent } from '../../support/sse-client';
+import { startGuardrailGateway, type GuardrailGateway } from './guardrail-gateway';
 
 const EMAIL = 'li.lei@example.cn';
 const MOBILE = '13912345678';
@@ -21,44 +21,19 @@ const pieces = (text: string, size: number): string[] => text.match(new RegExp(`
 
 describe('guardrails on streamed output: split blocks and every event a Responses stream carries', function () {
   this.timeout(60_000);
-  let t: TestApp;
-  let anthropic: FakeUpstream;
-  let responses: FakeUpstream;
-  let apiKey: string;
+  let gateway: GuardrailGateway;
 
   before(async () => {
-    [anthropic, responses] = await Promise.all([startFakeAnthropic(), startFakeOpenAIResponses()]);
-    t = await startTestApp({
-      env: { SG_ANTHROPIC_KEY: 'sk-ant-sg', SG_OPENAI_KEY: 'sk-openai-sg' },
-      catalog: catalogFile({
-        providers: {
-          claude: { type: 'anthropic', base_url: anthropic.baseUrl, api_key_env: 'SG_ANTHROPIC_KEY' },
-          gpt: { type: 'openai', base_url: responses.baseUrl, api_key_env: 'SG_OPENAI_KEY', responses: true },
-        },
-        models: [
-          { name: 's-claude', routes: { standard: [{ provider: 'claude', model: 'claude-s' }] } },
-          { name: 's-gpt', routes: { standard: [{ provider: 'gpt', model: 'gpt-s' }] } },
-        ],
-      }),
-    });
-    const account = await createAccount(t);
-    apiKey = (await createKey(t, account.token, { model_scope: ['s-claude', 's-gpt'] })).api_key;
+    gateway = await startGuardrailGateway();
   });
 
   after(async () => {
-    await t?.close();
-    await anthropic?.close();
-    await responses?.close();
+    await gateway?.close();
   });
 
   async function post(path: string, body: Record<string, unknown>): Promise<{ status: number; raw: string; events: SseEvent[]; requestId: string }> {
-    const response = await fetch(`${t.baseUrl}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const raw = await response.text();
-    return { status: response.status, raw, events: parseSse(raw), requestId: response.headers.get('request-id') ?? '' };
+    const response = await gateway.post(path, body);
+    return { ...response, events: parseSse(response.raw) };
   }
 
   const neverRaw = (raw: string) => {
@@ -67,9 +42,9 @@ describe('guardrails on streamed output: split blocks and every event a Response
 
   it('Messages from an Anthropic upstream: an address split across two text blocks is masked in the block it starts in', async () => {
     const [head, tail] = [EMAIL.slice(0, 9), EMAIL.slice(9)];
-    anthropic.script({
+    gateway.anthropic.script({
       rawEvents: [
-        ['message_start', { type: 'message_start', message: { id: 'msg_up', type: 'message', role: 'assistant', model: 'claude-s', content: [], stop_reason: null, usage: { input_tokens: 5, output_tokens: 1 } } }],
+        ['message_start', { type: 'message_start', message: { id: 'msg_up', type: 'message', role: 'assistant', model: 'claude-g', content: [], stop_reason: null, usage: { input_tokens: 5, output_tokens: 1 } } }],
         ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
         ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `Write to ${head}` } }],
         ['content_block_stop', { type: 'content_block_stop', index: 0 }],
@@ -80,7 +55,7 @@ describe('guardrails on streamed output: split blocks and every event a Response
         ['message_stop', { type: 'message_stop' }],
       ],
     });
-    const response = await post('/v1/messages', { model: 's-claude', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'mail?' }] });
+    const response = await post('/v1/messages', { model: 'g-claude', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'mail?' }] });
 
     expect(response.status, response.raw).to.equal(200);
     neverRaw(response.raw);
@@ -98,7 +73,7 @@ describe('guardrails on streamed output: split blocks and every event a Response
   });
 
   describe('a Responses pass-through stream', () => {
-    const created = { id: 'resp_up', object: 'response', created_at: 1, status: 'in_progress', model: 'gpt-s', output: [], usage: null };
+    const created = { id: 'resp_up', object: 'response', created_at: 1, status: 'in_progress', model: 'gpt-g', output: [], usage: null };
     const code = `import smtplib\nsmtplib.SMTP('mail').sendmail('${EMAIL}', ['${EMAIL}'], 'key ${KEY}')\n`;
     const args = JSON.stringify({ to: EMAIL, token: KEY });
     const interpreter = { id: 'ci_1', type: 'code_interpreter_call', status: 'completed', container_id: 'cntr_1', code, outputs: [{ type: 'logs', logs: `sent; call ${MOBILE}` }] };
@@ -146,8 +121,8 @@ describe('guardrails on streamed output: split blocks and every event a Response
     const joined = (all: SseEvent[], type: string, field = 'delta') => all.filter((e) => e.event === type).map((e) => e.data[field] as string).join('');
 
     it('masks every text: hosted-tool deltas and their done events and items, unknown events, and response.completed agrees with the stream', async () => {
-      responses.script({ rawEvents: events });
-      const response = await post('/v1/responses', { model: 's-gpt', input: 'send it', stream: true, tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] });
+      gateway.responses.script({ rawEvents: events });
+      const response = await post('/v1/responses', { model: 'g-gpt', input: 'send it', stream: true, tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] });
 
       expect(response.status, response.raw).to.equal(200);
       neverRaw(response.raw);
@@ -174,17 +149,12 @@ describe('guardrails on streamed output: split blocks and every event a Response
     });
 
     it('blocks on a hosted tool’s code when the policy says so: the stream ends incomplete and nothing of the address goes out', async () => {
-      const account = await createAccount(t);
-      const key = (await createKey(t, account.token, { model_scope: ['s-gpt'] })).api_key;
-      expect((await api(t, 'PUT', '/api/v1/account/guardrails/email', account.token, { policy: 'block' })).status).to.equal(200);
-      responses.script({ rawEvents: events });
-      const response = await fetch(`${t.baseUrl}/v1/responses`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 's-gpt', input: 'send it', stream: true }),
-      });
-      const raw = await response.text();
-      expect(response.status).to.equal(200);
+      const account = await createAccount(gateway.t);
+      const key = (await createKey(gateway.t, account.token, { model_scope: ['g-gpt'] })).api_key;
+      expect((await api(gateway.t, 'PUT', '/api/v1/account/guardrails/email', account.token, { policy: 'block' })).status).to.equal(200);
+      gateway.responses.script({ rawEvents: events });
+      const { status, raw } = await gateway.post('/v1/responses', { model: 'g-gpt', input: 'send it', stream: true }, key);
+      expect(status).to.equal(200);
       expect(raw).not.to.contain(EMAIL);
       expect(raw).not.to.contain('li.le');
       const last = parseSse(raw).at(-1)!;
@@ -193,8 +163,8 @@ describe('guardrails on streamed output: split blocks and every event a Response
     });
 
     it('masks a hosted tool’s item in a plain (non-streamed) reply', async () => {
-      responses.script({ rawBody: { ...completed.response, id: 'resp_plain' } });
-      const response = await post('/v1/responses', { model: 's-gpt', input: 'send it' });
+      gateway.responses.script({ rawBody: { ...completed.response, id: 'resp_plain' } });
+      const response = await post('/v1/responses', { model: 'g-gpt', input: 'send it' });
       expect(response.status, response.raw).to.equal(200);
       neverRaw(response.raw);
       const body = JSON.parse(response.raw);

@@ -37,8 +37,20 @@ export function readsAsItself(text: string): boolean {
   return !NOT_ITSELF.test(text);
 }
 
-export const PERCENT = 0x25;
-export const AMPERSAND = 0x26;
+const NOT_ITSELF_ANYWHERE = new RegExp(NOT_ITSELF.source, 'g');
+
+/**
+ * The next char at or after `from` that may read as something else, or -1:
+ * the regex engine skips the runs that read as themselves far faster than a
+ * loop over char codes, and `test` allocates nothing.
+ */
+export function nextSpecial(text: string, from: number): number {
+  NOT_ITSELF_ANYWHERE.lastIndex = from;
+  return NOT_ITSELF_ANYWHERE.test(text) ? NOT_ITSELF_ANYWHERE.lastIndex - 1 : -1;
+}
+
+const PERCENT = 0x25;
+const AMPERSAND = 0x26;
 const HASH = 0x23;
 const SEMICOLON = 0x3b;
 /** `&#1114111;` has seven digits, `&#x10FFFF;` six. */
@@ -61,7 +73,7 @@ const NAMED = new Map<string, string>([
 const MAX_NAME = 6;
 
 /** Code points that are never anything but themselves to a detector: CJK ideographs, kana, Hangul. */
-export function isPlainLetter(cp: number): boolean {
+function isPlainLetter(cp: number): boolean {
   return (cp >= 0x3001 && cp <= 0x31ff) || (cp >= 0x3400 && cp <= 0x9fff) || (cp >= 0xac00 && cp <= 0xd7a3);
 }
 

@@ -3,18 +3,9 @@
 // match in the view masks exactly the raw text a reader saw. Text that reads
 // as itself (printable ASCII without "%" and "&", Chinese prose) is its own
 // view: one regex test, nothing allocated.
-import {
-  AMPERSAND,
-  LOOKALIKES,
-  LOOKALIKE_SCRIPT,
-  PERCENT,
-  isLookalikeScript,
-  isOwnScriptLetter,
-  isPlainLetter,
-  readAt,
-  readsAsItself,
-  type Reading,
-} from './text-reading';
+import { LOOKALIKES, LOOKALIKE_SCRIPT, isLookalikeScript, isOwnScriptLetter, nextSpecial, readAt, readsAsItself, type Reading } from './text-reading';
+
+const LOOKALIKE_SCRIPT_ANYWHERE = new RegExp(LOOKALIKE_SCRIPT.source, 'g');
 
 export { readsAsItself } from './text-reading';
 
@@ -179,12 +170,13 @@ export class TextView {
     let run = i;
     let script = false;
     while (i < raw.length) {
-      // Most chars read as themselves and are no look-alikes: skipped without a call.
-      const code = raw.charCodeAt(i);
-      if (code < 0x80 ? code !== PERCENT && code !== AMPERSAND : isPlainLetter(code)) {
-        i++;
-        continue;
+      // Most chars read as themselves and are no look-alikes: runs of them are skipped in one regex step.
+      const special = nextSpecial(raw, i);
+      if (special === -1) {
+        i = raw.length;
+        break;
       }
+      i = special;
       const length = readAt(raw, i, final, this.step);
       if (length === 0) break;
       const reading = this.step.text;
@@ -255,9 +247,16 @@ export class TextView {
   private lettersFor(piece: string): string {
     let out = '';
     let from = 0;
-    for (let i = 0; i < piece.length; i++) {
+    /** Just after the last char of the script range looked at. */
+    let after = 0;
+    LOOKALIKE_SCRIPT_ANYWHERE.lastIndex = 0;
+    while (LOOKALIKE_SCRIPT_ANYWHERE.test(piece)) {
+      const i = LOOKALIKE_SCRIPT_ANYWHERE.lastIndex - 1;
+      // Other chars since the last one: no word of that script goes on.
+      if (i > after) this.inWord = false;
+      after = i + 1;
       const code = piece.charCodeAt(i);
-      const latin = isLookalikeScript(code) ? LOOKALIKES.get(code) : undefined;
+      const latin = LOOKALIKES.get(code);
       if (latin !== undefined && !this.inWord) {
         out += piece.slice(from, i) + latin;
         from = i + 1;
@@ -265,6 +264,7 @@ export class TextView {
         this.inWord = latin !== undefined || isOwnScriptLetter(code);
       }
     }
+    if (after < piece.length) this.inWord = false;
     return from === 0 ? piece : out + piece.slice(from);
   }
 }

@@ -3,7 +3,7 @@
 // match in the view masks exactly the raw text a reader saw. Text that reads
 // as itself (printable ASCII without "%" and "&", Chinese prose) is its own
 // view: one regex test, nothing allocated.
-import { LOOKALIKES, LOOKALIKE_SCRIPT, isLookalikeScript, isOwnScriptLetter, nextSpecial, readAt, readsAsItself, type Reading } from './text-reading';
+import { LOOKALIKES, LOOKALIKE_SCRIPT, isLookalikeScript, isOwnScriptLetter, nextSpecial, readAt, type Reading } from './text-reading';
 
 const LOOKALIKE_SCRIPT_ANYWHERE = new RegExp(LOOKALIKE_SCRIPT.source, 'g');
 
@@ -82,15 +82,30 @@ export class TextView {
     return this.read;
   }
 
+  /** The view of a whole text, or null when the text is its own view (both views): nothing is allocated for it. */
+  static of(text: string): TextView | null {
+    const special = nextSpecial(text, 0);
+    if (special === -1) return null;
+    const view = new TextView();
+    view.raw = text;
+    view.read = special;
+    view.readRaw(true);
+    return view;
+  }
+
   append(text: string): void {
     if (text.length === 0) return;
     const pending = this.read < this.rawLength;
     this.raw += text;
-    // The common case: plain text after plain text reads as itself.
-    if (!pending && !this.mapped && this.lettersText === null && readsAsItself(text)) {
-      this.read += text.length;
-      this.inWord = false;
-      return;
+    if (!pending && !this.mapped && this.lettersText === null) {
+      // The common case: text that reads as itself after text that did; what comes before its first special char needs no look.
+      const special = nextSpecial(text, 0);
+      if (special !== 0) this.inWord = false;
+      if (special === -1) {
+        this.read += text.length;
+        return;
+      }
+      this.read += special;
     }
     this.readRaw(false);
   }
@@ -271,11 +286,7 @@ export class TextView {
 
 /** The view of a whole text, or null when the text is its own view (both views). */
 export function viewOf(text: string): TextView | null {
-  if (readsAsItself(text)) return null;
-  const view = new TextView();
-  view.append(text);
-  view.finish();
-  return view;
+  return TextView.of(text);
 }
 
 /** What a text reads as to the detectors that read `letters` or not: for literals (block-list words) compared with it. */

@@ -18,8 +18,9 @@
 //   stand for (once: `&amp;#64;` is "&#64;").
 // Detectors of Latin-only tokens (addresses, keys) read a second view,
 // `letters`, where Cyrillic and Greek letters that look like Latin ones read
-// as those: elsewhere (the block list) that would make Russian words read as
-// Latin ones.
+// as those, unless they continue a Russian or Greek word (text-view.ts);
+// elsewhere (the block list) that would make Russian words read as Latin
+// ones.
 //
 // This file holds those rules: what a raw char or escape reads as. The view
 // built from them, with the raw span behind each of its chars, is

@@ -3,6 +3,7 @@
 // matched) stays the very object the caller sent, so pass-through forwards it
 // unchanged and an untouched request costs no copy.
 import type { InputInspector } from '../guardrails/guardrail-engine';
+import { tooDeep } from '../http/openapi-router';
 import type { RawObject } from './canonical';
 
 export function isObject(value: unknown): value is RawObject {
@@ -29,16 +30,22 @@ export function editItems<T>(items: readonly T[], edit: (item: T, index: number)
 }
 
 /**
- * Keys whose strings are not text a model reads: ids, signatures, binary or
- * encrypted payloads, media types, addresses and cache settings. Changing
- * them would break the request (a signed thinking block, a tool call id)
- * without protecting anything.
+ * Keys whose strings are not text a model reads or writes: ids, signatures,
+ * binary or encrypted payloads, media types, addresses, states and cache
+ * settings. Changing them would break a request (a signed thinking block, a
+ * tool call id) or a reply (an item id the client refers to) without
+ * protecting anything.
  */
-const OPAQUE_KEYS = new Set([
+export const OPAQUE_KEYS: ReadonlySet<string> = new Set([
   'type',
   'id',
+  'item_id',
+  'container_id',
   'tool_use_id',
   'name',
+  'server_label',
+  'status',
+  'obfuscation',
   'signature',
   'data',
   'media_type',
@@ -83,6 +90,8 @@ export function inspectJsonText(text: string, field: string, inspect: InputInspe
   } catch {
     return inspect.text(text, field);
   }
+  // Deeper than a body may nest: read as text (no recursion); the decoder refuses it with a 400 naming the field.
+  if (tooDeep(parsed) !== undefined) return inspect.text(text, field);
   const inspected = inspect.json(parsed, field);
   return inspected === parsed ? text : JSON.stringify(inspected);
 }

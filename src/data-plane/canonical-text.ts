@@ -21,7 +21,8 @@ export function contentTexts(content: readonly CanonicalContent[], into: string[
         else if (block.source.kind === 'content') contentTexts(block.source.content, into);
         break;
       case 'search_result':
-        into.push(block.title, ...block.texts);
+        into.push(block.title);
+        for (const text of block.texts) into.push(text);
         break;
       default:
         break;

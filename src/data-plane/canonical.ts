@@ -199,13 +199,25 @@ export type CanonicalEvent =
   | { type: 'block_stop'; index: number }
   /** `extra`: upstream usage fields the gateway does not own (`server_tool_use`, `service_tier`, …). */
   | { type: 'usage'; usage: Partial<UpstreamUsage>; extra?: RawObject }
-  /** A top-level stream event of a kind the gateway does not know, as sent. */
-  | { type: 'raw_event'; event: string; data: RawObject }
+  /**
+   * A top-level stream event of a kind the gateway does not know, as sent.
+   * With `textStream`, the event carries one piece of streamed text in
+   * `data[field]` (a hosted tool's code or arguments, a delta kind added
+   * later): output guardrails read the pieces of stream `id` as one text, and
+   * may hold, mask or cut them; a `block_stop` with index `id` ends it.
+   */
+  | { type: 'raw_event'; event: string; data: RawObject; textStream?: TextStream }
   /**
    * `raw`: the upstream's own stop reason and the fields of its closing
    * message delta beyond stop reason, stop sequence and usage.
    */
   | { type: 'message_stop'; stopReason: StopReason; stopSequence?: string | null; raw?: MessageStopRaw };
+
+/** Streamed text in an event the gateway has no canonical form for: which stream, and which field of the event holds the piece. */
+export interface TextStream {
+  id: number;
+  field: string;
+}
 
 /** What an upstream said at the end of its answer beyond what the canonical stop holds, for same-protocol relay. */
 export interface MessageStopRaw {

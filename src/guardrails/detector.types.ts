@@ -30,6 +30,13 @@ export interface Detector {
   rule: string;
   category: DetectorCategory;
   /**
+   * Reads Cyrillic and Greek letters that look like Latin ones as those
+   * Latin letters (see text-view.ts), so an address or key spelt with them
+   * is still found. Only for detectors of Latin-only tokens: elsewhere (a
+   * block list) it would read Russian or Greek words as Latin ones.
+   */
+  lookalikes?: boolean;
+  /**
    * Every match starting at or after `from` (default 0), leftmost first, none
    * inside another; the text before `from` is only context (lookbehind). An
    * open-ended match is reported whole when its closing marker is in the

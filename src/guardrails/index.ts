@@ -19,6 +19,7 @@ export {
   BUILT_IN_RULES,
   DEFAULT_POLICY_BY_CATEGORY,
   GUARDRAIL_POLICIES,
+  isBuiltInRule,
   isGuardrailPolicy,
   resolvePolicies,
   type ActivePolicy,

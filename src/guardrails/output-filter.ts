@@ -1,32 +1,43 @@
 // The streamed side of the guardrails. Upstream text arrives in arbitrary
-// pieces, and a match may be split across any number of them. A content block
-// releases its text as soon as no match of a redact or block rule can still
-// start in it: each detector names the earliest place in the tail where one
-// could still be under way (`holdFrom`: the current digit run, e-mail local
-// part, key prefix, or the longest suffix that begins a listed phrase), and
-// only text from the earliest such place on is held. Ordinary prose goes out
-// with the delta that brought it; a suspicious run is held until it completes
+// pieces, and a match may be split across any number of them. Text is
+// released as soon as no match of a redact or block rule can still start in
+// it: each detector names the earliest place in the tail where one could
+// still be under way (`holdFrom`: the current digit run, e-mail local part,
+// key prefix, or the longest suffix that begins a listed phrase), and only
+// text from the earliest such place on is held. Ordinary prose goes out with
+// the delta that brought it; a suspicious run is held until it completes
 // (then it is masked, or the message is blocked) or ends without matching
 // (then it goes out as it was). Flag rules change no text and hold nothing.
 //
-// Each detector's scan resumes at its own frontier: every match before it is
-// known and final, and none crosses it. A push scans from there, never the
-// whole accumulated text.
+// Detectors read each text's view (text-view.ts: invisible chars dropped,
+// look-alikes and escapes read as what they stand for); what is held,
+// released and masked is the raw text behind it.
 //
-// An open-ended match (a PEM private key) is held from its BEGIN line until
-// its END line arrives (then it is one match, however long) or the block ends
-// (then the whole held tail is the match: fail closed).
+// A run still held when its text block ends is carried into the next block
+// of the same kind (text after text, thinking after thinking): an address
+// split across two blocks reads as one to a client that shows them together.
+// The next event decides: a block of the same kind continues the text, and
+// anything else (another kind of block, the end) ends it. A match across the
+// boundary is masked in the block it starts in, and the rest of it is left
+// out of the next one.
+//
+// Events the gateway has no canonical form for carry text too. A streamed
+// one (a hosted tool's code or arguments, `textStream`) is read like a text
+// block; the strings of any other (a hosted tool's item, an event kind added
+// later, an Anthropic server-tool block) are scanned whole as it passes, and
+// a string seen before (the done event that repeats a streamed text) becomes
+// what it became then, without counting its matches twice.
+import { OPAQUE_KEYS } from '../data-plane/body-walk';
 import type { CanonicalEvent } from '../data-plane/canonical';
 import type { ActivePolicy } from './guardrail-policy';
-import { applyRedactions, wholeTextMatches, type ActiveDetector, type RuleMatch } from './text-scanner';
+import { editStrings } from './json-strings';
+import { TextChannel, type RawStream, type StreamEvent, type TextKind } from './text-channel';
+import { applyRedactions, scanText, type ActiveDetector } from './text-scanner';
 
-/**
- * An open match is checked for its closing marker on every push, a scan of
- * the whole held tail. Past this many chars the filter stops looking and
- * holds the rest of the block as part of the match: no private key is this
- * long, and the checks stay linear in what is held.
- */
-export const OPEN_MATCH_CHECK_LIMIT = 16_384;
+export { OPEN_MATCH_CHECK_LIMIT } from './text-channel';
+
+/** Distinct strings of raw events remembered with what they became. */
+const MEMO_LIMIT = 1024;
 
 export interface OutputFilter {
   /** Feed one upstream event; returns the events to send on, in order. */
@@ -39,32 +50,13 @@ export interface OutputFilter {
   readonly blocked: string | null;
 }
 
-type TextEventType = 'text_delta' | 'thinking_delta' | 'tool_input_delta';
-
-interface BlockText {
-  index: number;
-  type: TextEventType;
-  /** Received text from absolute offset `base` on: what is held plus a tail of released text kept as scan context. */
-  text: string;
-  base: number;
-  /** Absolute offsets: chars received, chars that may be released, chars released. */
-  length: number;
-  releasable: number;
-  released: number;
-  ended: boolean;
-  /** Per active detector, the absolute offset its next scan starts from. */
-  frontiers: number[];
-  /** Final `redact` matches not yet wholly released. */
-  redactions: RuleMatch[];
-}
-
 /**
  * Output order is input order: text of a block (up to what had arrived by
  * then) and other events, of any type, queue up, and an event waits for the
  * text before it to be released, so e.g. a usage event never overtakes held
  * text.
  */
-type Pending = { kind: 'text'; index: number; end: number } | { kind: 'event'; event: CanonicalEvent };
+type Pending = { kind: 'text'; channel: TextChannel; index: number; end: number } | { kind: 'event'; event: CanonicalEvent };
 
 export function createOutputFilter(detectors: readonly ActiveDetector[]): OutputFilter {
   return new StreamOutputFilter(detectors);
@@ -73,12 +65,18 @@ export function createOutputFilter(detectors: readonly ActiveDetector[]): Output
 class StreamOutputFilter implements OutputFilter {
   private readonly hitCounts: Record<string, number> = {};
   private blockedBy: string | null = null;
-  private readonly blocks = new Map<number, BlockText>();
+  private readonly blocks = new Map<number, TextChannel>();
   /** Blocks whose block_start went out and whose block_stop has not. */
   private readonly openBlocks = new Set<number>();
   private pending: Pending[] = [];
   /** Indexes of the detectors whose matches change the text: only they hold text back. */
   private readonly holding: number[];
+  /** The channel that began last: only it may carry into a next block (blocks that interleave do not continue each other). */
+  private latest: TextChannel | null = null;
+  /** A channel whose block ended while it held text, until the next event says whether a block of its kind continues it. */
+  private carried: TextChannel | null = null;
+  /** Strings of raw events scanned whole, and what they became. */
+  private readonly memo = new Map<string, string>();
 
   constructor(private readonly detectors: readonly ActiveDetector[]) {
     this.holding = detectors.flatMap(({ policy }, i) => (policy === 'flag' ? [] : [i]));
@@ -102,120 +100,136 @@ class StreamOutputFilter implements OutputFilter {
       case 'tool_input_delta':
         this.receive(event.index, event.type, event.partialJson);
         break;
-      case 'block_stop': {
-        const block = this.blocks.get(event.index);
-        if (block !== undefined) this.finish(block);
-        this.pending.push({ kind: 'event', event });
+      case 'raw_event':
+        if (event.textStream === undefined) this.queue(this.withScanned(event, 'data', event.data));
+        else this.receiveStream(event);
         break;
-      }
+      case 'raw_delta':
+        this.queue(event.choice === undefined ? this.withScanned(event, 'delta', event.delta) : this.withScanned(this.withScanned(event, 'delta', event.delta), 'choice', event.choice));
+        break;
+      case 'block_start':
+        this.blockStart(event);
+        break;
+      case 'block_stop':
+        this.blockStop(event.index);
+        this.queue(event);
+        break;
       case 'message_stop':
         // No more text can come, whether or not upstream closed its blocks.
-        for (const block of this.blocks.values()) this.finish(block);
-        this.pending.push({ kind: 'event', event });
+        this.finishAll();
+        this.queue(event);
         break;
       default:
-        this.pending.push({ kind: 'event', event });
+        this.queue(event);
     }
     return this.blockedBy !== null ? this.enterBlock() : this.drain();
   }
 
   end(): CanonicalEvent[] {
     if (this.blockedBy !== null) return [];
-    for (const block of this.blocks.values()) this.finish(block);
+    this.finishAll();
     return this.blockedBy !== null ? this.enterBlock() : this.drain();
   }
 
-  private receive(index: number, type: TextEventType, text: string): void {
-    if (text.length === 0) return;
-    let block = this.blocks.get(index);
-    if (block === undefined) {
-      const frontiers = this.detectors.map(() => 0);
-      block = { index, type, text: '', base: 0, length: 0, releasable: 0, released: 0, ended: false, frontiers, redactions: [] };
-      this.blocks.set(index, block);
-    }
-    block.text += text;
-    block.length += text.length;
-    for (let i = 0; i < this.detectors.length && this.blockedBy === null; i++) this.advance(block, i);
-    this.updateReleasable(block);
-    const last = this.pending.at(-1);
-    if (last?.kind === 'text' && last.index === index) last.end = block.length;
-    else this.pending.push({ kind: 'text', index, end: block.length });
+  private queue(event: CanonicalEvent): void {
+    this.pending.push({ kind: 'event', event });
   }
 
-  /**
-   * Scans detector `i` from its frontier: matches that start before the
-   * earliest place where one could still be under way are final (counted,
-   * and kept for redaction); the frontier moves up to that place. A final
-   * match hides whatever could start inside it, as in a whole-text scan, so
-   * the search for the next open place resumes at its end.
-   */
-  private advance(block: BlockText, i: number): void {
-    const { detector, policy } = this.detectors[i] as ActiveDetector;
-    const { text, base } = block;
-    const from = (block.frontiers[i] as number) - base;
-    if (text.length - from > OPEN_MATCH_CHECK_LIMIT) return;
-    if (detector.openMatchStart !== undefined) {
-      const open = detector.openMatchStart(text, from);
-      // Whatever follows an opening marker, the rule has matched.
-      if (open !== null && policy === 'block') {
-        this.count(detector.rule, policy);
+  private blockStart(event: Extract<CanonicalEvent, { type: 'block_start' }>): void {
+    const carried = this.carried;
+    if (carried !== null) {
+      this.carried = null;
+      const kind = event.block.type === 'text' ? 'text_delta' : event.block.type === 'thinking' ? 'thinking_delta' : null;
+      if (carried.kind === kind) {
+        carried.continueWith(event.index);
+        this.blocks.set(event.index, carried);
+        this.latest = carried;
+        this.queue(event);
         return;
       }
-      // Still waiting for the closing marker of the match the frontier is at.
-      if (open === from) return;
+      carried.finish();
     }
-    const found = detector.find(text, from);
-    let hold = detector.holdFrom(text, from);
-    for (const match of found) {
-      if (match.start >= hold) break;
-      this.decide(block, detector.rule, policy, base + match.start, base + match.end);
-      if (match.end > hold) hold = detector.holdFrom(text, match.end);
+    // A server tool's block (its query, its results) is text the client shows too.
+    if (event.block.type === 'other') {
+      const raw = this.scanRaw(event.block.raw);
+      if (raw !== event.block.raw) {
+        this.queue({ ...event, block: { ...event.block, raw } });
+        return;
+      }
     }
-    block.frontiers[i] = base + wholeCodePoints(text, hold);
+    this.queue(event);
   }
 
-  private decide(block: BlockText, rule: string, policy: ActivePolicy, start: number, end: number): void {
-    this.count(rule, policy);
-    if (policy === 'redact') block.redactions.push({ rule, policy, start, end });
+  private blockStop(index: number): void {
+    const channel = this.blocks.get(index);
+    if (channel === undefined || channel.ended) return;
+    const continuable = channel.kind === 'text_delta' || channel.kind === 'thinking_delta';
+    if (continuable && channel === this.latest && channel.lastIndex === index && channel.holds) {
+      if (this.carried !== null && this.carried !== channel) this.carried.finish();
+      this.carried = channel;
+      return;
+    }
+    this.finishText(channel);
   }
 
-  private count(rule: string, policy: ActivePolicy): void {
+  private finishAll(): void {
+    for (const channel of this.blocks.values()) this.finishText(channel);
+    if (this.carried !== null) this.finishText(this.carried);
+    this.carried = null;
+  }
+
+  private finishText(channel: TextChannel): void {
+    channel.finish();
+    this.rememberStream(channel);
+  }
+
+  private channelFor(index: number, kind: TextKind): TextChannel {
+    const known = this.blocks.get(index);
+    if (this.carried !== null) {
+      // Text of another block: the carried one was not continued.
+      if (this.carried !== known) this.carried.finish();
+      this.carried = null;
+    }
+    if (known !== undefined && !known.ended) return known;
+    const channel = new TextChannel(kind, index, this.detectors, this.holding, this);
+    this.blocks.set(index, channel);
+    this.latest = channel;
+    return channel;
+  }
+
+  private receive(index: number, kind: TextKind, text: string): void {
+    if (text.length === 0) return;
+    this.append(this.channelFor(index, kind), index, text);
+  }
+
+  /** A piece of a streamed text in an unknown event; the rest of the event is scanned as it is. */
+  private receiveStream(event: StreamEvent): void {
+    const { id, field } = event.textStream as NonNullable<StreamEvent['textStream']>;
+    const piece = event.data[field];
+    const { [field]: _piece, ...rest } = event.data;
+    const form = { ...event, data: this.scanRaw(rest) };
+    if (typeof piece !== 'string' || piece === '') {
+      this.queue({ ...form, data: { ...form.data, [field]: piece } });
+      return;
+    }
+    const channel = this.channelFor(id, 'raw_event');
+    if (channel.stream === undefined) channel.stream = { event: form, whole: '', out: '' };
+    else channel.stream.event = form;
+    channel.stream.whole += piece;
+    this.append(channel, id, piece);
+  }
+
+  private append(channel: TextChannel, index: number, text: string): void {
+    channel.append(text);
+    const end = channel.view.rawLength;
+    const last = this.pending.at(-1);
+    if (last?.kind === 'text' && last.channel === channel && last.index === index) last.end = end;
+    else this.pending.push({ kind: 'text', channel, index, end });
+  }
+
+  count(rule: string, policy: ActivePolicy): void {
     this.hitCounts[rule] = (this.hitCounts[rule] ?? 0) + 1;
     if (policy === 'block' && this.blockedBy === null) this.blockedBy = rule;
-  }
-
-  /** Releasable up to the earliest frontier of a holding rule, but never into a redaction or a surrogate pair. */
-  private updateReleasable(block: BlockText): void {
-    let cut = block.length;
-    for (const i of this.holding) cut = Math.min(cut, block.frontiers[i] as number);
-    for (let moved = true; moved; ) {
-      moved = false;
-      for (const match of block.redactions) {
-        if (match.start < cut && match.end > cut) {
-          cut = match.start;
-          moved = true;
-        }
-      }
-    }
-    block.releasable = Math.max(block.released, block.base + wholeCodePoints(block.text, cut - block.base));
-  }
-
-  /** The block has ended: what is left from each frontier is scanned as the end of a whole text. */
-  private finish(block: BlockText): void {
-    block.ended = true;
-    const { text, base } = block;
-    for (let i = 0; i < this.detectors.length && this.blockedBy === null; i++) {
-      const { detector, policy } = this.detectors[i] as ActiveDetector;
-      const from = (block.frontiers[i] as number) - base;
-      if (text.length - from > OPEN_MATCH_CHECK_LIMIT) {
-        // The check limit was passed inside an open match: all of the held tail is the match.
-        this.decide(block, detector.rule, policy, base + from, block.length);
-      } else {
-        for (const match of wholeTextMatches(detector, text, from)) this.decide(block, detector.rule, policy, base + match.start, base + match.end);
-      }
-      block.frontiers[i] = block.length;
-    }
-    block.releasable = block.length;
   }
 
   private drain(): CanonicalEvent[] {
@@ -227,11 +241,8 @@ class StreamOutputFilter implements OutputFilter {
         this.emit(head.event, out);
         continue;
       }
-      const block = this.blocks.get(head.index);
-      if (block !== undefined) {
-        this.release(block, head.end, out);
-        if (block.released < head.end) break;
-      }
+      this.release(head.channel, head.index, head.end, out);
+      if (head.channel.released < head.end) break;
       this.pending.shift();
     }
     return out;
@@ -246,39 +257,33 @@ class StreamOutputFilter implements OutputFilter {
     out.push(event);
   }
 
-  private release(block: BlockText, upTo: number, out: CanonicalEvent[]): void {
-    let target = Math.min(upTo, block.releasable);
-    // An event queued inside a redacted span goes out after the whole marker.
-    for (let moved = true; moved; ) {
-      moved = false;
-      for (const match of block.redactions) {
-        if (match.start < target && match.end > target) {
-          target = match.end;
-          moved = true;
-        }
-      }
+  private release(channel: TextChannel, index: number, upTo: number, out: CanonicalEvent[]): void {
+    const text = channel.take(index, upTo);
+    if (text === null) return;
+    if (text !== '') out.push(this.textEvent(channel, index, text));
+    if (channel.stream !== undefined) {
+      channel.stream.out += text;
+      this.rememberStream(channel);
     }
-    // An event queued between the halves of a surrogate pair goes out after the pair.
-    if (target < block.releasable && isHighSurrogate(block.text.charCodeAt(target - 1 - block.base))) target++;
-    if (target <= block.released) return;
-    const raw = block.text.slice(block.released - block.base, target - block.base);
-    const text = block.redactions.length === 0 ? raw : applyRedactions(raw, block.redactions.filter((m) => m.start < target), block.released);
-    out.push(textEvent(block.type, block.index, text));
-    block.released = target;
-    if (block.redactions.length > 0) block.redactions = block.redactions.filter((match) => match.end > target);
-    this.dropScannedText(block);
   }
 
-  /** Keeps the unreleased text and, before it, what the detectors still scan from; drops the rest in batches. */
-  private dropScannedText(block: BlockText): void {
-    let keepFrom = block.released;
-    for (const frontier of block.frontiers) {
-      // A detector past the check limit no longer reads its text (one char before a frontier is lookbehind context).
-      if (block.length - frontier <= OPEN_MATCH_CHECK_LIMIT) keepFrom = Math.min(keepFrom, frontier - 1);
-    }
-    if (keepFrom - block.base > 1024) {
-      block.text = block.text.slice(keepFrom - block.base);
-      block.base = keepFrom;
+  /** Once a whole stream went out, an event that repeats its text whole (a hosted tool's done event, its item) gets what its pieces became. */
+  private rememberStream(channel: TextChannel): void {
+    const { stream } = channel;
+    if (stream !== undefined && channel.ended && channel.released === channel.view.rawLength) this.remember(stream.whole, stream.out);
+  }
+
+  private textEvent(channel: TextChannel, index: number, text: string): CanonicalEvent {
+    switch (channel.kind) {
+      case 'tool_input_delta':
+        return { type: 'tool_input_delta', index, partialJson: text };
+      case 'raw_event': {
+        const { event } = channel.stream as RawStream;
+        const field = (event.textStream as NonNullable<StreamEvent['textStream']>).field;
+        return { ...event, data: { ...event.data, [field]: text } };
+      }
+      default:
+        return { type: channel.kind, index, text };
     }
   }
 
@@ -287,20 +292,38 @@ class StreamOutputFilter implements OutputFilter {
     const out: CanonicalEvent[] = [];
     for (const index of this.openBlocks) out.push({ type: 'block_stop', index });
     this.openBlocks.clear();
-    for (const entry of this.pending) if (entry.kind === 'event') out.push(...afterBlock(entry.event));
+    for (const entry of this.pending) if (entry.kind === 'event') for (const event of afterBlock(entry.event)) out.push(event);
     this.pending = [];
     this.blocks.clear();
+    this.carried = null;
     return out;
   }
-}
 
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
+  /** `event` with its `key` holding `value` scanned (the same event when nothing changed). */
+  private withScanned<E extends CanonicalEvent, K extends keyof E & string>(event: E, key: K, value: E[K]): E {
+    const scanned = this.scanRaw(value);
+    return scanned === value ? event : { ...event, [key]: scanned };
+  }
 
-/** `offset`, or one less when it would cut a surrogate pair (its first half is the last char before it). */
-function wholeCodePoints(text: string, offset: number): number {
-  return offset > 0 && isHighSurrogate(text.charCodeAt(offset - 1)) ? offset - 1 : offset;
+  /** Every string of a raw JSON value that is not under an opaque key, scanned whole. */
+  private scanRaw<T>(value: T): T {
+    return editStrings(value, (text) => this.scanRawText(text), OPAQUE_KEYS);
+  }
+
+  private scanRawText(text: string): string {
+    if (this.blockedBy !== null || text.length === 0) return text;
+    const known = this.memo.get(text);
+    if (known !== undefined) return known;
+    const matches = scanText(text, this.detectors);
+    for (const match of matches) this.count(match.rule, match.policy);
+    const out = matches.length === 0 ? text : applyRedactions(text, matches);
+    this.remember(text, out);
+    return out;
+  }
+
+  private remember(text: string, out: string): void {
+    if (this.memo.size < MEMO_LIMIT) this.memo.set(text, out);
+  }
 }
 
 function afterBlock(event: CanonicalEvent): CanonicalEvent[] {
@@ -315,6 +338,3 @@ function afterBlock(event: CanonicalEvent): CanonicalEvent[] {
   }
 }
 
-function textEvent(type: TextEventType, index: number, text: string): CanonicalEvent {
-  return type === 'tool_input_delta' ? { type, index, partialJson: text } : { type, index, text };
-}

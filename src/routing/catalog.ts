@@ -264,7 +264,7 @@ function parseGuardrails(r: Reader, value: unknown): Catalog['guardrails'] {
   const policies = json.policies === undefined ? undefined : r.object(json.policies, 'guardrails.policies');
   for (const [rule, policy] of Object.entries(policies ?? {})) {
     if (!isPolicyKey(rule)) {
-      const known = [...Object.keys(BUILT_IN_RULES), ...Object.keys(DEFAULT_POLICY_BY_CATEGORY)];
+      const known = [...BUILT_IN_RULES.keys(), ...Object.keys(DEFAULT_POLICY_BY_CATEGORY)];
       r.fail(at('guardrails.policies', rule), `unknown guardrail rule or category${suggestion(rule, known)}; known: ${known.join(', ')}`);
     } else if (POLICIES.includes(policy as GuardrailPolicy)) guardrails.policies[rule] = policy as GuardrailPolicy;
     else r.fail(at('guardrails.policies', rule), `must be one of ${POLICIES.join(', ')}, got ${JSON.stringify(policy)}`);

@@ -16,7 +16,7 @@ import type {
   RefusedField,
   SourceRequest,
 } from '../canonical';
-import { applyReasoningEffort, dataUrl, imageFromUrl, pushTurn as push } from '../openai-decode';
+import { applyReasoningEffort, dataUrl, imageFromUrl, parseArguments, pushTurn as push } from '../openai-decode';
 
 type Schemas = components['schemas'];
 export type ChatCompletionRequest = Schemas['ChatCompletionRequest'];
@@ -200,12 +200,7 @@ export function decodeChatRequest(body: ChatCompletionRequest, defaultMaxTokens:
         const text = partsText(m.content, path);
         if (text) content.push({ type: 'text', text });
         for (const [j, call] of (m.tool_calls ?? []).entries()) {
-          let input: unknown;
-          try {
-            input = call.function.arguments ? JSON.parse(call.function.arguments) : {};
-          } catch {
-            throw invalid(`messages.${i}.tool_calls.${j}.function.arguments`, `messages.${i}.tool_calls.${j}.function.arguments: must be a JSON object`);
-          }
+          const input = call.function.arguments ? parseArguments(call.function.arguments, `messages.${i}.tool_calls.${j}.function.arguments`) : {};
           content.push({ type: 'tool_use', id: call.id, name: call.function.name, input });
         }
         if (content.length === 0) throw invalid(path, `${path}: an assistant message needs content or tool_calls`);

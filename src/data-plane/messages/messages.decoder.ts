@@ -52,9 +52,8 @@ const TRANSLATED = new Set([
   'metadata',
   'service_tier',
 ]);
-const REFUSED: Record<string, string> = {
-  mcp_servers: 'MCP servers are connected by Anthropic upstreams only',
-};
+/** Why a top-level field cannot be translated (a Map: the keys are the caller's, and `constructor` is in every object). */
+const REFUSED = new Map<string, string>([['mcp_servers', 'MCP servers are connected by Anthropic upstreams only']]);
 
 const textOf = (blocks: readonly TextBlockParam[]): string => blocks.map((b) => b.text).join('\n\n');
 
@@ -79,7 +78,7 @@ class Untranslated {
   topLevel(body: Record<string, unknown>): void {
     for (const key in body) {
       if (TRANSLATED.has(key)) continue;
-      const reason = REFUSED[key];
+      const reason = REFUSED.get(key);
       if (reason !== undefined) this.refuse(key, reason);
       else this.drop(key);
     }

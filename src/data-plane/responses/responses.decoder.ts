@@ -11,7 +11,7 @@ import type { components } from '../../generated/messages';
 import { invalid } from '../../errors';
 import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalTool, CanonicalToolChoice, OutputFormat, RawObject, RefusedField } from '../canonical';
 import { isObject } from '../body-walk';
-import { applyReasoningEffort, dataUrl, imageFromUrl, pushTurn } from '../openai-decode';
+import { applyReasoningEffort, dataUrl, imageFromUrl, parseArguments, pushTurn } from '../openai-decode';
 
 export type ResponsesRequest = components['schemas']['ResponsesRequest'];
 
@@ -176,7 +176,7 @@ class InputDecoder {
         const name = String(item.name);
         const namespace = typeof item.namespace === 'string' ? item.namespace : undefined;
         const flat = namespace === undefined ? name : (this.flatNames.get(`${namespace}\u0000${name}`) ?? `${namespace}${NAMESPACE_SEPARATOR}${name}`);
-        const input = custom ? { [FREEFORM_INPUT]: String(item.input ?? '') } : parseArguments(item.arguments, `${path}.arguments`);
+        const input = custom ? { [FREEFORM_INPUT]: String(item.input ?? '') } : argumentsOf(item.arguments, `${path}.arguments`);
         pushTurn(this.messages, 'assistant', [{ type: 'tool_use', id: String(item.call_id), name: flat, input }]);
         return;
       }
@@ -230,13 +230,8 @@ function invalidPart(path: string): never {
   throw invalid(path, `${path}: must be a content part object`);
 }
 
-function parseArguments(text: unknown, path: string): unknown {
-  if (typeof text !== 'string' || text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw invalid(path, `${path}: must be a JSON object`);
-  }
+function argumentsOf(text: unknown, path: string): unknown {
+  return typeof text !== 'string' || text.trim() === '' ? {} : parseArguments(text, path);
 }
 
 /** A reasoning item's readable text: its summary, else its reasoning text. */

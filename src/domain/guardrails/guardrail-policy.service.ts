@@ -14,6 +14,7 @@ import type { DetectorCategory } from '../../guardrails/detector.types';
 import {
   BUILT_IN_RULES,
   GUARDRAIL_POLICIES,
+  isBuiltInRule,
   isGuardrailPolicy,
   resolvePolicies,
   type GuardrailPolicies,
@@ -62,7 +63,7 @@ export class GuardrailPolicyService {
   /** Every built-in rule with its category, default and effective policy, in rule order. */
   async list(actor: Actor): Promise<GuardrailRuleView[]> {
     const overrides = await this.overrides(actor.accountId);
-    return Object.keys(BUILT_IN_RULES).map((rule) => this.view(rule, overrides.get(rule)));
+    return [...BUILT_IN_RULES.keys()].map((rule) => this.view(rule, overrides.get(rule)));
   }
 
   /** The policies the account's requests are checked with. */
@@ -133,14 +134,14 @@ export class GuardrailPolicyService {
   private async overrides(accountId: string): Promise<Map<string, Override>> {
     const rows = await this.orm.em.fork().find(AccountGuardrailPolicySchema, { account: accountId });
     // A stored rule the gateway no longer has is ignored rather than failing the account's every request.
-    return new Map(rows.filter((row) => row.rule in BUILT_IN_RULES).map((row) => [row.rule, { policy: row.policy, updatedAt: row.updatedAt }]));
+    return new Map(rows.filter((row) => isBuiltInRule(row.rule)).map((row) => [row.rule, { policy: row.policy, updatedAt: row.updatedAt }]));
   }
 
   private view(rule: string, override: Override | undefined): GuardrailRuleView {
     const defaultPolicy = this.defaults[rule] as GuardrailPolicy;
     return {
       rule,
-      category: BUILT_IN_RULES[rule] as DetectorCategory,
+      category: BUILT_IN_RULES.get(rule) as DetectorCategory,
       defaultPolicy,
       policy: override?.policy ?? defaultPolicy,
       overridden: override !== undefined,
@@ -149,10 +150,8 @@ export class GuardrailPolicyService {
   }
 }
 
-/** The rule name if the gateway has it, else the 400 naming `rule`. */
+/** The rule name if it is one of the built-in rules (an allow-list), else the 400 naming `rule`. */
 function knownRule(rule: unknown): string {
-  if (typeof rule !== 'string' || !(rule in BUILT_IN_RULES)) {
-    throw invalid('rule', `rule must be one of: ${Object.keys(BUILT_IN_RULES).join(', ')}`, 'unknown_guardrail_rule');
-  }
+  if (!isBuiltInRule(rule)) throw invalid('rule', `rule must be one of: ${[...BUILT_IN_RULES.keys()].join(', ')}`, 'unknown_guardrail_rule');
   return rule;
 }

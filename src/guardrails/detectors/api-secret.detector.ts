@@ -75,6 +75,7 @@ function scanPem(text: string, from: number): PemScan {
 export const apiSecretDetector: Detector = {
   rule: 'api-secret',
   category: 'secret',
+  lookalikes: true,
   find(text, from = 0) {
     const tokens = regexMatches(TOKEN_PATTERN, text, (match) => !match[0].startsWith(SK_PREFIX) || HAS_DIGIT.test(match[0]), from);
     if (!text.includes(PEM_BEGIN_LINE, from)) return tokens;

@@ -1,6 +1,7 @@
 import type { Detector } from '../detector.types';
 import { alt, earliestOpenStart, findRegExp, literal, openPrefixRegExp } from './pattern.util';
 import { regexMatches } from './regex-scan.util';
+import { readingOfText } from '../text-view';
 
 /**
  * A detector for an operator's list of forbidden words: case-insensitive
@@ -10,7 +11,8 @@ import { regexMatches } from './regex-scan.util';
  * (a trie over the words, matched by the same case-insensitive regex engine).
  */
 export function createBlockListDetector(words: readonly string[]): Detector {
-  const unique = [...new Set(words.map((word) => word.trim()).filter((word) => word.length > 0))];
+  // Texts are read as their view (text-view.ts): a word is listed as it reads there too.
+  const unique = [...new Set(words.map((word) => readingOfText(word.trim())).filter((word) => word.length > 0))];
   unique.sort((a, b) => b.length - a.length);
   const listed = alt(...unique.map(literal));
   const pattern = unique.length === 0 ? null : findRegExp(listed, 'iu');

@@ -49,6 +49,7 @@ function localRunStart(text: string, end: number): number {
 export const emailDetector: Detector = {
   rule: 'email',
   category: 'pii',
+  lookalikes: true,
   find(text, from = 0) {
     const found: DetectorMatch[] = [];
     let lastEnd = from;

@@ -65,7 +65,7 @@ export function anthropicBody(request: CanonicalRequest, deployment: Deployment,
   if (request.source?.form === 'messages') return passThrough(request, deployment);
   if (request.source) {
     refuseUntranslated(request.source, 'anthropic');
-    dropped.push(...request.source.untranslated.dropped);
+    for (const field of request.source.untranslated.dropped) dropped.push(field);
   }
   return toAnthropicRequest(request, deployment, dropped) as unknown as RawObject;
 }

@@ -107,7 +107,7 @@ export function fromAnthropicMessage(body: unknown): CanonicalEvent[] {
   }
   const events: CanonicalEvent[] = [messageStart(body)];
   body.content.forEach((block: unknown, index) => {
-    if (isRecord(block)) events.push(...blockEvents(block, index));
+    if (isRecord(block)) for (const event of blockEvents(block, index)) events.push(event);
   });
   const usage = new AnthropicUsageTracker().event(body.usage);
   if (usage) events.push(usage);

@@ -106,7 +106,7 @@ function sampleInput(schema: Record<string, unknown>): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const name of required) {
     if (typeof name !== 'string') continue;
-    const property = properties[name] ?? {};
+    const property = Object.hasOwn(properties, name) ? (properties[name] ?? {}) : {};
     if (Array.isArray(property.enum) && property.enum.length > 0) input[name] = property.enum[0];
     else if (property.type === 'number' || property.type === 'integer') input[name] = 1;
     else if (property.type === 'boolean') input[name] = true;

@@ -23,7 +23,7 @@ export function openAiBody(request: CanonicalRequest, deployment: Deployment, dr
   if (request.source?.form === 'chat_completions') return passThrough(request, deployment);
   if (request.source) {
     refuseUntranslated(request.source, 'openai');
-    dropped.push(...request.source.untranslated.dropped);
+    for (const field of request.source.untranslated.dropped) dropped.push(field);
   }
   return toOpenAiRequest(request, deployment, dropped) as unknown as RawObject;
 }
@@ -130,7 +130,8 @@ function toMessages(request: CanonicalRequest): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = [];
   if (request.system !== undefined && request.system !== '') messages.push({ role: 'system', content: request.system });
   for (const message of request.messages) {
-    if (message.role === 'user') messages.push(...userMessages(message));
+    // One message per tool result: a conversation may hold more than a call can take as arguments, so no spread.
+    if (message.role === 'user') for (const turn of userMessages(message)) messages.push(turn);
     else if (message.role === 'system') {
       const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n\n');
       if (text !== '') messages.push({ role: 'system', content: text });
@@ -160,7 +161,7 @@ function parts(blocks: readonly CanonicalContent[]): ChatCompletionContentPart[]
         if (source.kind === 'base64') {
           out.push({ type: 'file', file: { file_data: `data:${source.mediaType};base64,${source.data}`, filename: block.title ?? 'document.pdf' } });
         } else if (source.kind === 'text') out.push({ type: 'text', text: `${title}${source.data}` });
-        else if (source.kind === 'content') out.push(...parts(source.content));
+        else if (source.kind === 'content') for (const part of parts(source.content)) out.push(part);
         break;
       }
       case 'search_result':
@@ -190,9 +191,10 @@ function userMessages(message: CanonicalMessage): ChatCompletionMessageParam[] {
     const result = parts(block.content);
     const text = result.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
     out.push({ role: 'tool', tool_call_id: block.toolUseId, content: text });
-    shown.push(...result.filter((part) => part.type !== 'text'));
+    for (const part of result) if (part.type !== 'text') shown.push(part);
   }
-  const own = [...shown, ...parts(message.content.filter((block) => block.type !== 'tool_result'))];
+  const own = shown;
+  for (const part of parts(message.content.filter((block) => block.type !== 'tool_result'))) own.push(part);
   if (own.length > 0) out.push({ role: 'user', content: contentOf(own) as ChatCompletionContentPart[] });
   return out;
 }

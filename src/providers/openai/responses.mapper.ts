@@ -74,6 +74,13 @@ function failure(error: unknown, fallback: string): UpstreamError {
   return new UpstreamError('protocol', message, undefined, code);
 }
 
+const DELTA = '.delta';
+const DONE = '.done';
+
+/** One text stream: its kind (the event type without `.delta` / `.done`) at one place (item, output and content index). */
+const streamKey = (kind: string, data: RawObject): string =>
+  `${kind} ${String(data.item_id ?? '')} ${String(data.output_index ?? '')} ${String(data.content_index ?? '')}`;
+
 const isToolCall = (item: RawObject): boolean => item.type === 'function_call' || item.type === 'custom_tool_call';
 
 /** A plain Response as the same event sequence a stream gives. */
@@ -86,7 +93,9 @@ export function fromResponsesJson(body: unknown): CanonicalEvent[] {
   const events: CanonicalEvent[] = [messageStart(body)];
   let index = 0;
   const block = (start: Extract<CanonicalEvent, { type: 'block_start' }>['block'], ...deltas: CanonicalEvent[]): void => {
-    events.push({ type: 'block_start', index, block: start }, ...deltas, { type: 'block_stop', index });
+    events.push({ type: 'block_start', index, block: start });
+    for (const delta of deltas) events.push(delta);
+    events.push({ type: 'block_stop', index });
     index++;
   };
   for (const item of body.output as unknown[]) {
@@ -134,7 +143,8 @@ export function fromResponsesJson(body: unknown): CanonicalEvent[] {
         block({ type: 'other', raw: item });
     }
   }
-  events.push(...usageEvent(body.usage), messageStop(body, (body.output as unknown[]).some((i) => isRecord(i) && isToolCall(i))));
+  for (const usage of usageEvent(body.usage)) events.push(usage);
+  events.push(messageStop(body, (body.output as unknown[]).some((i) => isRecord(i) && isToolCall(i))));
   return events;
 }
 
@@ -159,6 +169,8 @@ export class ResponsesStreamMapper {
   private nextIndex = 0;
   private calledTools = false;
   private readonly items = new Map<number, OpenItem>();
+  /** Text streamed in delta events of kinds without a canonical form (a hosted tool's code or arguments): stream id per kind and place. */
+  private readonly streams = new Map<string, { id: number; outputIndex: number }>();
 
   get done(): boolean {
     return this.finished;
@@ -221,13 +233,16 @@ export class ResponsesStreamMapper {
         }
         break;
       case 'response.output_item.done':
+        this.endStreams(outputIndex, events);
         if (open) this.itemDone(outputIndex, open, isRecord(data.item) ? data.item : open.item, events);
         break;
       case 'response.completed':
       case 'response.incomplete': {
         const response = isRecord(data.response) ? data.response : {};
+        this.endStreams(null, events);
         for (const [index, item] of [...this.items]) this.itemDone(index, item, item.item, events);
-        events.push(...usageEvent(response.usage), messageStop(response, this.calledTools));
+        for (const usage of usageEvent(response.usage)) events.push(usage);
+        events.push(messageStop(response, this.calledTools));
         this.finished = true;
         break;
       }
@@ -241,9 +256,47 @@ export class ResponsesStreamMapper {
         // The deltas already carried the text; items close at output_item.done.
         break;
       default:
-        events.push({ type: 'raw_event', event: type, data });
+        this.unknownEvent(type, data, outputIndex, events);
     }
     return events;
+  }
+
+  /**
+   * An event kind the gateway has no canonical form for, relayed as sent. A
+   * `….delta` with a text `delta` (`response.code_interpreter_call_code.delta`,
+   * `response.mcp_call_arguments.delta`, kinds added later) is a piece of a
+   * text stream, so output guardrails read its pieces as one text; its
+   * `….done`, or the end of its item, ends the stream before going out.
+   */
+  private unknownEvent(type: string, data: RawObject, outputIndex: number, events: CanonicalEvent[]): void {
+    const delta = type.endsWith(DELTA) && typeof data.delta === 'string';
+    const done = type.endsWith(DONE);
+    if (delta || done) {
+      const key = streamKey(type.slice(0, -(delta ? DELTA : DONE).length), data);
+      let stream = this.streams.get(key);
+      if (delta) {
+        if (stream === undefined) {
+          stream = { id: this.nextIndex++, outputIndex };
+          this.streams.set(key, stream);
+        }
+        events.push({ type: 'raw_event', event: type, data, textStream: { id: stream.id, field: 'delta' } });
+        return;
+      }
+      if (stream !== undefined) {
+        this.streams.delete(key);
+        events.push({ type: 'block_stop', index: stream.id });
+      }
+    }
+    events.push({ type: 'raw_event', event: type, data });
+  }
+
+  /** Ends the text streams of one output item (all of them for null). */
+  private endStreams(outputIndex: number | null, events: CanonicalEvent[]): void {
+    for (const [key, stream] of this.streams) {
+      if (outputIndex !== null && stream.outputIndex !== outputIndex) continue;
+      this.streams.delete(key);
+      events.push({ type: 'block_stop', index: stream.id });
+    }
   }
 
   private open(block: Extract<CanonicalEvent, { type: 'block_start' }>['block'], events: CanonicalEvent[]): number {

@@ -80,6 +80,10 @@ export const LOOK_ALIKES: readonly string[] = [
   'forbid', 'FORBIDDEN', 'ForBidden', 'bidden', 'forbi', '违禁', '违禁词', 'STRAẞE', 'strasse',
   // surrogate pairs, prose and delimiters
   '😀', '𝐀𝐁', 'the', 'Thanks', '你好', '，', '。', PEM_KEY.slice(0, 80),
+  // obfuscations a reader does not see (text-view.ts), whole and cut: invisible chars, compatibility forms, other digits, escapes, look-alike letters
+  'li\u200B.lei@exam\u00ADple.com', '\u200D', '\u00AD', '\u202E', '\uFEFF', '１３８００１３８０００', '＠', '４１１１', '٠١٢٣٤٥٦٧٨٩', '۱۳۸۰۰۱۳۸۰۰۰', '𝟏𝟑𝟖',
+  'li%40example.com', '%40', '%4', '%', '%2', '&#64;', '&#x40', '&#6', '&commat;', '&comm', '&', '&amp;#64;', '&#8203;', '50% off', 'a && b',
+  'ѕk-proj-', 'АКІА', 'АКІАIOSFODNN7EXAMPLE', 'јоhn@ехаmple.com', '-----BEGIN RSA PRІVATE KEY-----', 'почта@mail.ru', 'Ελλάδα', '4111‐1111‐1111‐1111',
 ];
 
 /** A block list whose words share prefixes and suffixes, one of them matched by another script's capital (ẞ). */

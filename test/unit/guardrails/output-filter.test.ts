@@ -20,6 +20,7 @@ function feed(filter: OutputFilter, events: CanonicalEvent[]): CanonicalEvent[] 
 }
 
 const text = (value: string, index = 0): CanonicalEvent => ({ type: 'text_delta', index, text: value });
+const END: CanonicalEvent = { type: 'message_stop', stopReason: 'end_turn' };
 
 function released(events: CanonicalEvent[], index = 0): string {
   return events.map((event) => (event.type === 'text_delta' && event.index === index ? event.text : '')).join('');
@@ -38,7 +39,9 @@ describe('guardrails: output filter', () => {
     expect(released(filter.push(text('rbid')))).to.equal('');
     expect(released(filter.push(text('s it')))).to.equal('forbids it');
     expect(released(filter.push(text(' FORB')))).to.equal(' ');
-    expect(released(filter.push({ type: 'block_stop', index: 0 }))).to.equal('FORB');
+    // The block ended inside a run that a next text block could still complete: the next event decides.
+    expect(released(filter.push({ type: 'block_stop', index: 0 }))).to.equal('');
+    expect(released(filter.push(END))).to.equal('FORB');
   });
 
   it('streams Chinese prose with nothing held, and English up to the word still being written', () => {
@@ -50,7 +53,7 @@ describe('guardrails: output filter', () => {
     expect(released(english.push(text('Thanks for the')))).to.equal('Thanks for ');
     expect(released(english.push(text(' question')))).to.equal('the ');
     expect(released(english.push(text(', really.')))).to.equal('question, ');
-    expect(released(english.push({ type: 'block_stop', index: 0 }))).to.equal('really.');
+    expect(released(feed(english, [{ type: 'block_stop', index: 0 }, END]))).to.equal('really.');
   });
 
   it('holds a digit run while it could still become a number to mask, and releases one that ends unmatched as it was', () => {
@@ -86,7 +89,7 @@ describe('guardrails: output filter', () => {
 
   it('masks a match split across deltas', () => {
     const filter = guardrails().createOutputFilter();
-    const out = feed(filter, [text('mail jo'), text('hn.doe@exa'), text('mple.com'), text(' thanks'), { type: 'block_stop', index: 0 }]);
+    const out = feed(filter, [text('mail jo'), text('hn.doe@exa'), text('mple.com'), text(' thanks'), { type: 'block_stop', index: 0 }, END]);
     expect(released(out)).to.equal('mail [REDACTED:email] thanks');
     expect(filter.hits).to.deep.equal({ email: 1 });
   });
@@ -107,8 +110,8 @@ describe('guardrails: output filter', () => {
     const filter = guardrails().createOutputFilter();
     expect(feed(filter, [{ type: 'block_start', index: 0, block: { type: 'text' } }, text('held')])).to.have.length(1);
     expect(filter.push({ type: 'usage', usage: { output: 1 } })).to.deep.equal([]);
-    const out = feed(filter, [text(' more'), { type: 'block_stop', index: 0 }, { type: 'usage', usage: { output: 2 } }]);
-    expect(shape(out)).to.deep.equal(['text:held', 'usage', 'text: ', 'text:more', 'block_stop', 'usage']);
+    const out = feed(filter, [text(' more'), { type: 'block_stop', index: 0 }, { type: 'usage', usage: { output: 2 } }, END]);
+    expect(shape(out)).to.deep.equal(['text:held', 'usage', 'text: ', 'text:more', 'block_stop', 'usage', 'message_stop']);
   });
 
   it('queues events of types it does not know in order with the text, as it does usage', () => {
@@ -216,11 +219,9 @@ describe('guardrails: output filter', () => {
     const filter = createGuardrails({ detectors: [emailDetector], policies: {} }).createOutputFilter();
     expect(feed(filter, [text('first', 0), text('second', 1)])).to.deep.equal([]);
     expect(filter.push({ type: 'block_stop', index: 0 })).to.deep.equal([text('first', 0)]);
-    expect(filter.push({ type: 'block_stop', index: 1 })).to.deep.equal([
-      text('second', 1),
-      { type: 'block_stop', index: 0 },
-      { type: 'block_stop', index: 1 },
-    ]);
+    // Block 1 began before block 0 ended: the two do not continue each other, and block 0's end is its text's end.
+    expect(filter.push({ type: 'block_stop', index: 1 })).to.deep.equal([]);
+    expect(filter.push(END)).to.deep.equal([text('second', 1), { type: 'block_stop', index: 0 }, { type: 'block_stop', index: 1 }, END]);
   });
 
   describe('open-ended matches (private keys)', () => {
@@ -236,7 +237,7 @@ describe('guardrails: output filter', () => {
       // Only text before the key went out, however far past the window the key runs.
       expect(lead.startsWith(released(before))).to.equal(true);
       expect(released(before).length).to.be.greaterThan(0);
-      const after = feed(filter, [...pieces(`${key.slice(2000)} done`), { type: 'block_stop', index: 0 }]);
+      const after = feed(filter, [...pieces(`${key.slice(2000)} done`), { type: 'block_stop', index: 0 }, END]);
       expect(released([...before, ...after])).to.equal(`${lead}[REDACTED:api-secret] done`);
       expect(filter.hits).to.deep.equal({ 'api-secret': 1 });
     });
@@ -244,7 +245,7 @@ describe('guardrails: output filter', () => {
     it('fails closed: a block that ends inside a key redacts the whole held tail', () => {
       const cut = pemKey(3300).slice(0, 2500);
       const filter = secrets('redact');
-      const out = feed(filter, [...pieces(`key: ${cut}`), { type: 'block_stop', index: 0 }]);
+      const out = feed(filter, [...pieces(`key: ${cut}`), { type: 'block_stop', index: 0 }, END]);
       expect(released(out)).to.equal('key: [REDACTED:api-secret]');
       expect(filter.hits).to.deep.equal({ 'api-secret': 1 });
       const ended = secrets('redact');
@@ -262,7 +263,7 @@ describe('guardrails: output filter', () => {
 
     it('flags a key once and lets it through unchanged after its END line', () => {
       const filter = secrets('flag');
-      const out = feed(filter, [...pieces(`a ${PEM_KEY} b`, 7), { type: 'block_stop', index: 0 }]);
+      const out = feed(filter, [...pieces(`a ${PEM_KEY} b`, 7), { type: 'block_stop', index: 0 }, END]);
       expect(released(out)).to.equal(`a ${PEM_KEY} b`);
       expect(filter.hits).to.deep.equal({ 'api-secret': 1 });
     });
@@ -278,7 +279,7 @@ describe('guardrails: output filter', () => {
     it('stops looking for the END line past the check limit and holds the rest of the block', () => {
       const filter = secrets('redact');
       const body = 'QUJD'.repeat(5000);
-      const out = feed(filter, [...pieces(`k -----BEGIN PRIVATE KEY-----\n${body}`, 500), text('\n-----END PRIVATE KEY----- after'), { type: 'block_stop', index: 0 }]);
+      const out = feed(filter, [...pieces(`k -----BEGIN PRIVATE KEY-----\n${body}`, 500), text('\n-----END PRIVATE KEY----- after'), { type: 'block_stop', index: 0 }, END]);
       expect(released(out)).to.equal('k [REDACTED:api-secret]');
     });
   });

@@ -177,8 +177,8 @@ export class Pipeline {
     /** The last failure that was not a 429: it decides the answer when no deployment answered. */
     let failed: UpstreamError | undefined;
     const skipped: Deployment[] = [];
-    // What each rate-limited deployment of the tier still asks to be left alone for (ms).
-    const limited: number[] = [];
+    // The soonest a rate-limited deployment of the tier frees up (ms from now), when one is.
+    let soonest = Number.POSITIVE_INFINITY;
     const attempt = async (deployment: Deployment): Promise<Call | 'next' | 'stop'> => {
       const route: RouteInfo = {
         tier,
@@ -211,7 +211,7 @@ export class Pipeline {
           throw new AppError('invalid_request', 'client_closed', 'client closed the request', { status: 499 });
         }
         lastError = error;
-        if (error.failure === 'http' && error.status === 429) limited.push(this.deps.breaker.rateLimited(deploymentId(deployment), error.retryAfterMs));
+        if (error.failure === 'http' && error.status === 429) soonest = Math.min(soonest, this.deps.breaker.rateLimited(deploymentId(deployment), error.retryAfterMs));
         else {
           failed = error;
           // A refusal of the request itself (400, 401, 404) is an answer: the deployment is up.
@@ -230,7 +230,7 @@ export class Pipeline {
       // A rate-limited deployment is not called before its window has passed, whatever else happens.
       const wait = this.deps.breaker.limitedFor(id);
       if (wait > 0) {
-        limited.push(wait);
+        soonest = Math.min(soonest, wait);
         continue;
       }
       // A cooled-down deployment is skipped while another may answer.
@@ -247,10 +247,10 @@ export class Pipeline {
       const outcome = await attempt(skipped[0]);
       if (outcome instanceof Call) return outcome;
     }
-    if (limited.length > 0 && failed === undefined) {
+    if (soonest !== Number.POSITIVE_INFINITY && failed === undefined) {
       // Rate limited wherever a call could go (the rest, if any, cooled down): back when the first one frees up.
       await this.recordRefusal(ctx, identity, 'upstream_error', RATE_LIMITED);
-      throw rateLimitedError(tier, Math.min(...limited));
+      throw rateLimitedError(tier, soonest);
     }
     await this.recordRefusal(ctx, identity, 'upstream_error', failed?.failure ?? 'no_deployment');
     throw upstreamAppError(failed);

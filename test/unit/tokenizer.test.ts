@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { encode } from 'gpt-tokenizer';
-import { countTokens } from '../../src/tokenizer';
+import { countTokens, countTokensYielding } from '../../src/tokenizer';
 
 describe('countTokens', () => {
   it('counts a long text piece by piece to exactly the whole count when it has spaces', () => {
@@ -19,4 +19,19 @@ describe('countTokens', () => {
     expect(countTokens('')).to.equal(0);
     expect(countTokens('Hello there.')).to.equal(encode('Hello there.').length);
   });
+
+  it('counts off the event loop (countTokensYielding) to the same figure as countTokens, the loop turning meanwhile', async () => {
+    const text = Array.from({ length: 20_000 }, (_, i) => `ledger${i} 计费准确 ${i % 9 === 0 ? '\n' : ''}`).join(' ') + '😀'.repeat(5_000);
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 1);
+    try {
+      expect(await countTokensYielding(text)).to.equal(countTokens(text));
+    } finally {
+      clearInterval(ticking);
+    }
+    expect(turns, 'timers ran while the worker counted').to.be.greaterThan(0);
+    expect(await countTokensYielding('')).to.equal(0);
+    expect(await countTokensYielding('hello world')).to.equal(countTokens('hello world'));
+  });
 });
+

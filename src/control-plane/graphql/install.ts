@@ -10,7 +10,7 @@ import { optionalSession } from '../session-first';
 import type { GraphqlContext } from './context';
 import { costLimitRule } from './cost-limit.rule';
 import { depthLimitRule } from './depth-limit.rule';
-import { findAppError, formatGraphqlError, isClientError } from './graphql-errors';
+import { findAppError, formatGraphqlError, isClientError, withoutSuggestions } from './graphql-errors';
 import { ANONYMOUS_QUERY_TOKENS, PARSE_OPTIONS, anonymousQueryTooLarge, withinTokens } from './query-limits';
 import { buildGraphqlSchema } from './schema';
 
@@ -119,9 +119,4 @@ function queryText(request: FastifyRequest): string | undefined {
   }
   const body = request.body as { query?: unknown } | null | undefined;
   return typeof body?.query === 'string' ? body.query : undefined;
-}
-
-/** graphql-js's suggestion tail (" Did you mean "x" or "y"?"), as Apollo's own DisableSuggestions plugin strips it. */
-export function withoutSuggestions(message: string): string {
-  return message.replace(/ ?Did you mean(.+?)\?$/s, '');
 }

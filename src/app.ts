@@ -37,7 +37,8 @@ import { createProviderRegistry } from './providers/registry';
 import { CircuitBreaker } from './routing/circuit-breaker';
 import { BodyBudget, defaultBodyBudgetBytes } from './http/body-budget';
 import { clientAddresses } from './http/client-address';
-import { BODY_LIMIT, createServer, pathOf } from './http/server';
+import { BODY_LIMIT } from './http/body-allowance';
+import { createServer, pathOf } from './http/server';
 import { HttpDrain } from './http/drain';
 import { CreditLedger } from './metering/credit-ledger';
 import { CreditMonitor } from './metering/credit-monitor';
@@ -181,7 +182,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const services: Services = { catalog, accounts, audit, sessions, keys, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies };
   const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken, retiredBootstrapWarning(logger));
 
-  const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes(), config.bodiesPerClient);
+  const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes(), config.bodiesPerClient, config.clientBodyBudgetBytes);
   const addresses = clientAddresses(config.trustedProxies);
   const fastPathSlot: { tryServe?: DataPlaneFastPath['tryServe'] } = {};
   const server = createServer(logger, {

@@ -27,6 +27,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** Request-body bytes in flight before new requests get 503 overloaded; unset: an eighth of the heap limit. */
   bodyBudgetBytes: number | undefined;
+  /** Request-body bytes one client address may hold in flight (GATEWAY_CLIENT_BODY_BUDGET_MB); unset: a quarter of the budget. */
+  clientBodyBudgetBytes: number | undefined;
   /** Request bodies one client address may be sending at once (GATEWAY_BODIES_PER_CLIENT). */
   bodiesPerClient: number;
   /** Proxies (IPs or CIDRs) whose X-Forwarded-For names the client (login throttling, audit IPs, bodies per client). */
@@ -134,6 +136,12 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('GATEWAY_METRICS_TOKEN', 'must be at least 16 characters, without spaces');
   }
 
+  const bodyBudgetBytes = env.GATEWAY_BODY_BUDGET_MB ? int(env, 'GATEWAY_BODY_BUDGET_MB', 0, 1, 65_536) * 1024 * 1024 : undefined;
+  const clientBodyBudgetBytes = env.GATEWAY_CLIENT_BODY_BUDGET_MB ? int(env, 'GATEWAY_CLIENT_BODY_BUDGET_MB', 0, 1, 65_536) * 1024 * 1024 : undefined;
+  if (bodyBudgetBytes !== undefined && clientBodyBudgetBytes !== undefined && clientBodyBudgetBytes > bodyBudgetBytes) {
+    throw new ConfigError('GATEWAY_CLIENT_BODY_BUDGET_MB', `must not be more than GATEWAY_BODY_BUDGET_MB (${env.GATEWAY_BODY_BUDGET_MB})`);
+  }
+
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -153,7 +161,8 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken,
     streamStallMs: int(env, 'GATEWAY_STREAM_STALL_MS', 60_000, 100, 3_600_000),
     heapGrowthPercent: int(env, 'GATEWAY_HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 400),
-    bodyBudgetBytes: env.GATEWAY_BODY_BUDGET_MB ? int(env, 'GATEWAY_BODY_BUDGET_MB', 0, 1, 65_536) * 1024 * 1024 : undefined,
+    bodyBudgetBytes,
+    clientBodyBudgetBytes,
     bodiesPerClient: int(env, 'GATEWAY_BODIES_PER_CLIENT', DEFAULT_BODIES_PER_CLIENT, 1, 10_000),
     trustedProxies: trustedProxies(env.GATEWAY_TRUSTED_PROXIES),
     headersTimeoutMs: int(env, 'GATEWAY_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),

@@ -675,6 +675,24 @@ export interface components {
                 "application/json": components["schemas"]["ControlError"];
             };
         };
+        /** @description The body is larger than the caller may send: 64 KB with a session, 8 KB for a sign-in. Answered from Content-Length before the body is read; the connection closes. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "body_too_large",
+                 *         "field": "body",
+                 *         "message": "The request body is larger than 8 KB, the most a request without a valid API key or console session may send"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ControlError"];
+            };
+        };
         /** @description Too many failed sign-ins; retry later. */
         TooManyRequests: {
             headers: {
@@ -728,6 +746,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -817,6 +836,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getKey: {
@@ -874,6 +894,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     cancelKey: {
@@ -1149,6 +1170,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     resetGuardrailPolicy: {

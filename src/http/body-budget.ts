@@ -1,9 +1,9 @@
 // How many request-body bytes may be in flight at once, and how many bodies
-// one client may be sending at once. A parsed JSON body, the call built from
-// it and the upstream request together hold a few times its size, so a burst
-// of large bodies (images, long documents; up to 20 MB each) could take the
-// process past its heap limit, where V8 stops it and every call in flight is
-// lost.
+// (and bytes) one client may be sending at once. A parsed JSON body, the call
+// built from it and the upstream request together hold a few times its size,
+// so a burst of large bodies (images, long documents; up to 20 MB each) could
+// take the process past its heap limit, where V8 stops it and every call in
+// flight is lost.
 //
 // Bytes are taken as they arrive, not as declared: a Content-Length is only a
 // promise, and a client that declares 20 MB and sends nothing must not hold
@@ -15,9 +15,16 @@
 // nothing else holds the budget, so one body larger than the whole budget
 // still passes.
 //
-// Each client address (see client-address.ts) may be sending a few bodies at
-// once; past that a new one is answered 429 before it is read, so one client
-// cannot hold the server's connections and budget with bodies it trickles.
+// The budget is shared, so no one may take all of it (issue 28: 49 stalled
+// login bodies from one address left 672 bytes of a 40 MB budget, and a keyed
+// call from elsewhere got 503):
+// - each client address (see client-address.ts) may be sending a few bodies at
+//   once; past that a new one is answered 429 before it is read;
+// - each address may hold at most GATEWAY_CLIENT_BODY_BUDGET_MB (a quarter of
+//   the budget by default), its first body excepted, as above;
+// - bodies of callers without a credential (no valid API key or console
+//   session: logins, anonymous GraphQL) share an eighth of the budget, so
+//   however many addresses send them, keyed calls find room.
 import type { ServerResponse } from 'node:http';
 import v8 from 'node:v8';
 import { throttleClient } from '../domain/auth/login-throttle';
@@ -36,21 +43,48 @@ export function defaultBodyBudgetBytes(): number {
  */
 export const DEFAULT_BODIES_PER_CLIENT = 64;
 
+/** A byte count as the limits are written in messages: `8 KB`, `10 MB`, `2.5 MB`. */
+export function formatBytes(bytes: number): string {
+  const mb = bytes / (1024 * 1024);
+  if (mb >= 1) return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
+  const kb = bytes / 1024;
+  return `${Number.isInteger(kb) ? kb : kb.toFixed(1)} KB`;
+}
+
+// The rest of the body is not read, so the connection cannot carry another request.
+const RETRY_SHORTLY = { 'retry-after': '1', connection: 'close' } as const;
+
 /** The retryable 503 for a body the budget cannot hold; the connection closes, since the rest of the body is not read. */
 export function bodyOverloaded(): AppError {
-  return new AppError('unavailable', 'overloaded', 'The gateway holds as many request bodies as its memory allows; retry shortly', {
-    headers: { 'retry-after': '1', connection: 'close' },
-  });
+  return new AppError('unavailable', 'overloaded', 'The gateway holds as many request bodies as its memory allows; retry shortly', { headers: { ...RETRY_SHORTLY } });
+}
+
+/** Who sends a body, as the budget sees it. */
+export interface BodySender {
+  /** The client address (request.ip; an IPv6 client is taken by its /64). */
+  address: string;
+  /** Whether the request showed a valid API key or console session before its body was read. */
+  credentialed: boolean;
 }
 
 export class BodyBudget {
   private held = 0;
+  private anonymousHeld = 0;
   private readonly readingByClient = new Map<string, number>();
+  private readonly heldByClient = new Map<string, number>();
+  /** Bytes one client address may hold (its first body excepted). */
+  readonly clientLimitBytes: number;
+  /** Bytes all callers without a credential may hold together (the first such body excepted). */
+  readonly anonymousLimitBytes: number;
 
   constructor(
     readonly limitBytes: number,
     readonly bodiesPerClient: number = DEFAULT_BODIES_PER_CLIENT,
-  ) {}
+    clientLimitBytes?: number,
+  ) {
+    this.clientLimitBytes = clientLimitBytes ?? Math.floor(limitBytes / 4);
+    this.anonymousLimitBytes = Math.floor(limitBytes / 8);
+  }
 
   /** Bytes held by all bodies now (tests, metrics). */
   get heldBytes(): number {
@@ -58,35 +92,65 @@ export class BodyBudget {
   }
 
   /**
-   * Starts a body from the client at `address`, to be fed its bytes as they arrive; throws a
+   * Starts a body from `sender`, to be fed its bytes as they arrive; throws a
    * 429 when the client is already sending its share of bodies. Everything
    * the body took is given back when `response` closes.
    */
-  open(address: string, response: ServerResponse): BodyShare {
+  open(sender: BodySender, response: ServerResponse): BodyShare {
     // As the login throttle: an IPv6 client is its /64 (one subscriber holds the whole prefix).
-    const client = throttleClient(address);
+    const client = throttleClient(sender.address);
     const reading = this.readingByClient.get(client) ?? 0;
     if (reading >= this.bodiesPerClient) {
       throw new AppError('rate_limit', 'too_many_requests', `At most ${this.bodiesPerClient} request bodies from one client are read at once; retry when one has been sent`, {
-        // The body is not read, so the connection cannot carry another request.
-        headers: { 'retry-after': '1', connection: 'close' },
+        headers: { ...RETRY_SHORTLY },
       });
     }
     this.readingByClient.set(client, reading + 1);
-    const share = new BodyShare(this, client);
+    const share = new BodyShare(this, client, sender.credentialed);
     response.once('close', () => share.close());
     return share;
   }
 
-  /** Takes `bytes` for a body that holds `holding` already; false (nothing taken) when that would pass the limit while others hold some. */
-  tryTake(bytes: number, holding: number): boolean {
-    if (this.held > holding && this.held + bytes > this.limitBytes) return false;
+  /**
+   * Takes `bytes` more for `share`; the refusal (and nothing taken) when that
+   * would pass a limit while others hold some of it: the whole budget, the
+   * client's part, or, for a caller without a credential, the anonymous part.
+   */
+  take(share: BodyShare, bytes: number): AppError | undefined {
+    const holding = share.heldBytes;
+    if (this.held > holding && this.held + bytes > this.limitBytes) return bodyOverloaded();
+    const byClient = this.heldByClient.get(share.client) ?? 0;
+    if (byClient > holding && byClient + bytes > this.clientLimitBytes) {
+      return new AppError(
+        'unavailable',
+        'overloaded',
+        `One client address may hold at most ${formatBytes(this.clientLimitBytes)} of request bodies in flight (GATEWAY_CLIENT_BODY_BUDGET_MB); retry when one has been answered`,
+        { headers: { ...RETRY_SHORTLY } },
+      );
+    }
+    const anonymous = !share.credentialed;
+    if (anonymous && this.anonymousHeld > holding && this.anonymousHeld + bytes > this.anonymousLimitBytes) {
+      return new AppError(
+        'unavailable',
+        'overloaded',
+        `Requests without an API key or console session share ${formatBytes(this.anonymousLimitBytes)} of request bodies in flight, all taken now; retry shortly`,
+        { headers: { ...RETRY_SHORTLY } },
+      );
+    }
     this.held += bytes;
-    return true;
+    this.heldByClient.set(share.client, byClient + bytes);
+    if (anonymous) this.anonymousHeld += bytes;
+    return undefined;
   }
 
-  give(bytes: number): void {
-    if (bytes > 0) this.held = Math.max(0, this.held - bytes);
+  /** Gives back what `share` held. */
+  give(share: BodyShare, bytes: number): void {
+    if (bytes <= 0) return;
+    this.held = Math.max(0, this.held - bytes);
+    const byClient = (this.heldByClient.get(share.client) ?? 0) - bytes;
+    if (byClient > 0) this.heldByClient.set(share.client, byClient);
+    else this.heldByClient.delete(share.client);
+    if (!share.credentialed) this.anonymousHeld = Math.max(0, this.anonymousHeld - bytes);
   }
 
   /** A body from `client` is no longer being read (all of it arrived, or its request is over). */
@@ -104,14 +168,19 @@ export class BodyShare {
 
   constructor(
     private readonly budget: BodyBudget,
-    private readonly client: string,
+    readonly client: string,
+    readonly credentialed: boolean,
   ) {}
 
-  /** Counts `bytes` more of the body; false when the budget cannot hold them (answer `bodyOverloaded()` and stop reading). */
-  take(bytes: number): boolean {
-    if (!this.budget.tryTake(bytes, this.held)) return false;
-    this.held += bytes;
-    return true;
+  get heldBytes(): number {
+    return this.held;
+  }
+
+  /** Counts `bytes` more of the body; the refusal when the budget cannot hold them (answer it and stop reading). */
+  take(bytes: number): AppError | undefined {
+    const refusal = this.budget.take(this, bytes);
+    if (refusal === undefined) this.held += bytes;
+    return refusal;
   }
 
   /** The whole body has arrived: the client may start another; its bytes stay held until the response closes. */
@@ -123,7 +192,7 @@ export class BodyShare {
 
   close(): void {
     this.received();
-    this.budget.give(this.held);
+    this.budget.give(this, this.held);
     this.held = 0;
   }
 }

@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { newId } from '../db/ids';
 import { AppError } from '../errors';
 import { Transform, type TransformCallback } from 'node:stream';
-import { bodyOverloaded, type BodyBudget, type BodyShare } from './body-budget';
+import { BODY_LIMIT, PRE_AUTH_BODY, bodyTooLarge, type BodyAllowance } from './body-allowance';
+import type { BodyBudget, BodyShare } from './body-budget';
 import type { ClientAddresses } from './client-address';
 import { parseJsonBody } from './json-body';
 
@@ -51,8 +52,6 @@ export function logRequestCompleted(log: Pick<Logger, 'info'>, method: string, u
   log.info(requestId === undefined ? line : { request_id: requestId, ...line }, 'request completed');
 }
 
-/** Largest request body (bytes); Fastify answers a larger one 413. */
-export const BODY_LIMIT = 20 * 1024 * 1024;
 /** Fastify's own keep-alive default, kept now that the server is ours. */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 15_000;
@@ -108,6 +107,7 @@ export function createServer(logger: Logger, options: ServerOptions): FastifyIns
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: () => newId('req'),
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    // The most any route takes; each request's own allowance (body-allowance.ts) is checked first.
     bodyLimit: BODY_LIMIT,
     ...(options.clientAddresses?.trust ? { trustProxy: options.clientAddresses.trust } : {}),
     serverFactory: (handler) => {
@@ -156,21 +156,30 @@ export function createServer(logger: Logger, options: ServerOptions): FastifyIns
     reply.header('x-request-id', request.id);
     done();
   });
-  // The body's bytes are counted against the budget as the parser reads them (see body-budget.ts).
+  app.decorateRequest('bodyAllowance', null);
+  // The body's bytes are counted against the budget as the parser reads them
+  // (see body-budget.ts), and against the request's allowance, which its
+  // route's onRequest hook set from the credential before any byte was read.
   app.addHook('preParsing', (request, reply, payload, done) => {
     const { headers } = request;
-    if (headers['transfer-encoding'] === undefined && !(Number(headers['content-length']) > 0)) {
+    const declared = Number(headers['content-length']);
+    if (headers['transfer-encoding'] === undefined && !(declared > 0)) {
       done(null, payload);
+      return;
+    }
+    const allowance = request.bodyAllowance ?? PRE_AUTH_BODY;
+    if (declared > allowance.limitBytes) {
+      done(bodyTooLarge(allowance));
       return;
     }
     let share: BodyShare;
     try {
-      share = budget.open(request.ip, reply.raw);
+      share = budget.open({ address: request.ip, credentialed: allowance.credentialed }, reply.raw);
     } catch (error) {
       done(error as AppError);
       return;
     }
-    const body = new BudgetedBody(share);
+    const body = new BudgetedBody(share, allowance);
     // pipe() does not pass on a client that went away mid-body; the parser must hear of it.
     payload.once('error', (error) => body.destroy(error));
     done(null, payload.pipe(body));
@@ -184,19 +193,28 @@ export function createServer(logger: Logger, options: ServerOptions): FastifyIns
 
 /**
  * The request body as Fastify's parser reads it, each chunk counted against
- * the budget; past it the stream fails with the 503 and reads no further.
- * `receivedEncodedLength` is what Fastify compares with Content-Length.
+ * the request's allowance (413 past it) and the budget (503 past it); either
+ * way the stream fails and reads no further. `receivedEncodedLength` is what
+ * Fastify compares with Content-Length.
  */
 class BudgetedBody extends Transform {
   receivedEncodedLength = 0;
 
-  constructor(private readonly share: BodyShare) {
+  constructor(
+    private readonly share: BodyShare,
+    private readonly allowance: BodyAllowance,
+  ) {
     super();
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (!this.share.take(chunk.length)) {
-      callback(bodyOverloaded());
+    if (this.receivedEncodedLength + chunk.length > this.allowance.limitBytes) {
+      callback(bodyTooLarge(this.allowance));
+      return;
+    }
+    const refusal = this.share.take(chunk.length);
+    if (refusal !== undefined) {
+      callback(refusal);
       return;
     }
     this.receivedEncodedLength += chunk.length;

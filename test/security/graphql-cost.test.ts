@@ -1,5 +1,7 @@
 // GraphQL query cost (issue 15): one console session, even a viewer's, cannot
-// send a query that reads the database hundreds of times over.
+// send a query that reads the database hundreds of times over, nor make the
+// gateway parse a document past 5,000 tokens or read a body past 64 KB
+// (issue 28).
 import { expect } from 'chai';
 import { addUser, createAccount, startTestApp, type TestApp } from '../support/app';
 
@@ -50,5 +52,18 @@ describe('security: GraphQL query cost', function () {
     expect(keys.status, JSON.stringify(keys.body.errors)).to.equal(200);
     const page = await post('{ usageRecords(pageSize: 500) { total items { requestId apiKeyId model routedModel form stream thinking status totalTokens amount } } }', ownerToken);
     expect(page.status, JSON.stringify(page.body.errors)).to.equal(200);
+  });
+
+  it('parses at most 5,000 tokens of a signed-in query and reads at most 64 KB of its body, naming each limit', async () => {
+    const tokens = await post(`{ ${'__typename '.repeat(5_100)}}`, viewerToken);
+    expect(tokens.status).to.equal(400);
+    expect(tokens.body.errors?.[0]?.extensions?.code).to.equal('graphql_parse_failed');
+    expect(tokens.body.errors?.[0]?.message).to.include('5000 tokens');
+    const big = await post(`{ __typename } # ${'x'.repeat(70 * 1024)}`, viewerToken);
+    expect(big.status).to.equal(413);
+    expect(big.body.errors?.[0]?.extensions?.code).to.equal('body_too_large');
+    expect(big.body.errors?.[0]?.message).to.include('64 KB, the most a console request may send');
+    // Under both: a long comment is not tokens.
+    expect((await post(`{ __typename } # ${'x'.repeat(60 * 1024)}`, viewerToken)).status).to.equal(200);
   });
 });

@@ -1,5 +1,6 @@
-// GraphQL introspection needs a console session (issue 15): an anonymous
-// caller cannot map the control plane's schema.
+// GraphQL introspection needs a console session (issue 15), and the
+// validation errors' "Did you mean …" suggestions too (issue 28): an
+// anonymous caller cannot map the control plane's schema.
 import { expect } from 'chai';
 import { getIntrospectionQuery } from 'graphql';
 import { createAccount, startTestApp, type TestApp } from '../support/app';
@@ -38,5 +39,21 @@ describe('security: GraphQL introspection', function () {
     const body = (await response.json()) as { data: { __schema: { types: Array<{ name: string }> } } };
     expect(body.data.__schema.types.length).to.be.greaterThan(10);
     expect((await post('{ __typename }')).status).to.equal(200);
+  });
+
+  it('names no field, argument or type in "Did you mean" without a session (or with a dead one); a signed-in user gets the suggestion', async () => {
+    const misspelt = ['{ modls { name } }', 'mutation { login(emial: "a@example.com", password: "x") { token } }', '{ viewer { acount { id } } }'];
+    for (const query of misspelt) {
+      for (const token of [undefined, 'tsxs_not_a_session']) {
+        const response = await post(query, token);
+        const text = await response.text();
+        expect(response.status, query).to.equal(400);
+        expect(text, query).to.match(/Cannot query field|Unknown argument/);
+        expect(text, query).not.to.match(/Did you mean|"models"|"email"|"account"/);
+      }
+    }
+    const owner = await createAccount(t);
+    const signedIn = await (await post(misspelt[0]!, owner.token)).text();
+    expect(signedIn).to.include('Did you mean \\"models\\"?');
   });
 });

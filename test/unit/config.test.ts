@@ -26,6 +26,14 @@ describe('config', () => {
     expect(loadConfig({ GATEWAY_USAGE_SYNC_COMMIT: 'on' }).usageSyncCommit).to.equal(true);
   });
 
+  it('reads GATEWAY_CLIENT_BODY_BUDGET_MB in megabytes (unset: a quarter of the body budget) and refuses one above GATEWAY_BODY_BUDGET_MB', () => {
+    expect(loadConfig({}).clientBodyBudgetBytes).to.equal(undefined);
+    expect(loadConfig({ GATEWAY_CLIENT_BODY_BUDGET_MB: '16' }).clientBodyBudgetBytes).to.equal(16 * 1024 * 1024);
+    expect(() => loadConfig({ GATEWAY_BODY_BUDGET_MB: '8', GATEWAY_CLIENT_BODY_BUDGET_MB: '16' }))
+      .to.throw(ConfigError, /GATEWAY_BODY_BUDGET_MB/)
+      .with.property('variable', 'GATEWAY_CLIENT_BODY_BUDGET_MB');
+  });
+
   const bad: Array<[string, string]> = [
     ['PORT', 'eighty'],
     ['PORT', '70000'],
@@ -36,6 +44,8 @@ describe('config', () => {
     ['GATEWAY_METRICS_TOKEN', 'too-short'],
     ['GATEWAY_METRICS_TOKEN', 'has a space in it somewhere'],
     ['GATEWAY_BODY_BUDGET_MB', '0'],
+    ['GATEWAY_CLIENT_BODY_BUDGET_MB', '0'],
+    ['GATEWAY_CLIENT_BODY_BUDGET_MB', 'half'],
     ['GATEWAY_HEAP_GROWTH_PERCENT', '-5'],
     ['GATEWAY_STREAM_STALL_MS', '10'],
     ['GATEWAY_REQUEST_TIMEOUT_MS', '0'],

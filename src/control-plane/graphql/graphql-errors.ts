@@ -56,3 +56,8 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
     },
   };
 }
+
+/** graphql-js's suggestion tail (" Did you mean "x" or "y"?"), as Apollo's own DisableSuggestions plugin strips it. */
+export function withoutSuggestions(message: string): string {
+  return message.replace(/ ?Did you mean(.+?)\?$/s, '');
+}

@@ -4,13 +4,14 @@ import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
 import { ApolloServerPluginLandingPageDisabled, ApolloServerPluginUsageReportingDisabled } from '@apollo/server/plugin/disabled';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../app';
-import type { Actor } from '../../domain/actor';
 import { AppError, toAppError } from '../../errors';
 import { fromFastify } from '../rest/rest-errors';
+import { optionalSession } from '../session-first';
 import type { GraphqlContext } from './context';
 import { costLimitRule } from './cost-limit.rule';
 import { depthLimitRule } from './depth-limit.rule';
-import { findAppError, formatGraphqlError, isClientError } from './graphql-errors';
+import { findAppError, formatGraphqlError, isClientError, withoutSuggestions } from './graphql-errors';
+import { ANONYMOUS_QUERY_TOKENS, PARSE_OPTIONS, anonymousQueryTooLarge, withinTokens } from './query-limits';
 import { buildGraphqlSchema } from './schema';
 
 /** Serves the control-plane GraphQL API at GET and POST /graphql. */
@@ -23,6 +24,7 @@ export async function installGraphql(server: FastifyInstance, services: Services
     // stop it early and re-raise the signal, killing the process mid-drain.
     stopOnTerminationSignals: false,
     validationRules: [depthLimitRule(), costLimitRule()],
+    parseOptions: PARSE_OPTIONS,
     formatError: formatGraphqlError,
     logger: server.log.child({ component: 'graphql' }),
     plugins: [
@@ -40,6 +42,8 @@ export async function installGraphql(server: FastifyInstance, services: Services
               }
             },
             async didEncounterErrors({ contextValue, errors }) {
+              // "Did you mean …" names the schema's fields, arguments, types and enum values: for signed-in users only.
+              if (contextValue.actor === null) for (const error of errors) error.message = withoutSuggestions(error.message);
               for (const error of errors) {
                 const appError = findAppError(error);
                 if (appError ? appError.status >= 500 : !isClientError(error)) {
@@ -55,6 +59,11 @@ export async function installGraphql(server: FastifyInstance, services: Services
   await apollo.start();
 
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+    // Apollo would parse up to a signed-in user's token limit; a caller without a session gets far fewer.
+    if (request.actor === null) {
+      const query = queryText(request);
+      if (query !== undefined && !withinTokens(query, ANONYMOUS_QUERY_TOKENS)) throw anonymousQueryTooLarge();
+    }
     const headers = new HeaderMap();
     for (const [name, value] of Object.entries(request.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
@@ -62,7 +71,7 @@ export async function installGraphql(server: FastifyInstance, services: Services
     const query = request.url.indexOf('?');
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: request.method, headers, search: query < 0 ? '' : request.url.slice(query), body: request.body },
-      context: () => contextFor(request, services),
+      context: async () => ({ actor: request.actor, services, ip: request.ip, authorization: request.headers.authorization, log: request.log }),
     });
     for (const [name, value] of response.headers) void reply.header(name, value);
     void reply.code(response.status ?? 200);
@@ -75,7 +84,15 @@ export async function installGraphql(server: FastifyInstance, services: Services
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = fromFastify(error) ?? toAppError(error);
       if (appError.status >= 500) request.log.error({ err: error }, 'graphql request failed');
-      void reply.code(appError.status).send({ errors: [formatGraphqlError({ message: appError.message }, appError)] });
+      void reply
+        .code(appError.status)
+        .headers(appError.headers)
+        .send({ errors: [formatGraphqlError({ message: appError.message }, appError)] });
+    });
+    scope.decorateRequest('actor', null);
+    // The session is looked up before the body is read: its allowance (and the query's token limit) depends on it.
+    scope.addHook('onRequest', async (request) => {
+      request.actor = await optionalSession(services.sessions, request);
     });
     scope.route({ method: ['GET', 'POST'], url: '/graphql', handler: handle });
   });
@@ -94,16 +111,12 @@ function introspects(document: DocumentNode): boolean {
   return found;
 }
 
-async function contextFor(request: FastifyRequest, services: Services): Promise<GraphqlContext> {
-  const authorization = request.headers.authorization;
-  let actor: Actor | null = null;
-  if (authorization !== undefined) {
-    try {
-      actor = await services.sessions.authenticate(authorization, request.ip);
-    } catch (error) {
-      // A bad session only matters to operations that need one; they re-raise the 401.
-      if (!(error instanceof AppError && error.kind === 'authentication')) throw error;
-    }
+/** The document of a POST body or a GET query string, if the request carries one. */
+function queryText(request: FastifyRequest): string | undefined {
+  if (request.method === 'GET') {
+    const at = request.url.indexOf('?');
+    return at < 0 ? undefined : (new URLSearchParams(request.url.slice(at)).get('query') ?? undefined);
   }
-  return { actor, services, ip: request.ip, authorization, log: request.log };
+  const body = request.body as { query?: unknown } | null | undefined;
+  return typeof body?.query === 'string' ? body.query : undefined;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../app';
 import { mountOperations, type OpenApiContract } from '../../http/openapi-router';
+import { requiredSession } from '../session-first';
 import { guardrailHandlers } from './guardrail.handlers';
 import { keyHandlers, sessionHandlers } from './key.handlers';
 import { installRestErrorHandler } from './rest-errors';
@@ -15,9 +16,11 @@ export async function installRestControlPlane(server: FastifyInstance, services:
     // JSON only: a text/plain body is a 415, not a string handed to the services.
     scope.removeContentTypeParser('text/plain');
     scope.decorateRequest('actor', null);
-    scope.addHook('preHandler', async (request) => {
+    // Before the body is read: a login's body gets the pre-auth allowance (a few KB), every other
+    // operation needs a session first, and a caller without one gets its 401 with nothing read.
+    scope.addHook('onRequest', async (request, reply) => {
       if (request.routeOptions.url === '/api/v1/sessions' && request.method === 'POST') return;
-      request.actor = await services.sessions.authenticate(request.headers.authorization, request.ip);
+      request.actor = await requiredSession(services.sessions, request, reply);
     });
     mountOperations(scope, {
       contract,

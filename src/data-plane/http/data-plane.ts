@@ -6,6 +6,7 @@ import { fromFastify } from '../../control-plane/rest/rest-errors';
 import type { AuthenticatedKey, KeyAuthenticator } from '../key-auth';
 import type { CallContext } from '../call';
 import type { ProtocolForm } from '../canonical';
+import { KEYED_BODY } from '../../http/body-allowance';
 import type { HttpDrain } from '../../http/drain';
 import { errorFormFor } from './error-envelopes';
 import { sendError } from './serve-call';
@@ -107,6 +108,7 @@ export async function installDataPlane(server: FastifyInstance, deps: DataPlaneD
         void reply.header('connection', 'close');
         throw error;
       });
+      request.bodyAllowance = KEYED_BODY;
     });
     scope.setErrorHandler((error, request, reply) => {
       const appError = fromFastify(error) ?? toAppError(error);

@@ -16,7 +16,7 @@ import querystring from 'node:querystring';
 import type { Logger } from 'pino';
 import { newId } from '../../db/ids';
 import { toAppError } from '../../errors';
-import { bodyOverloaded, type BodyBudget, type BodyShare } from '../../http/body-budget';
+import type { BodyBudget, BodyShare } from '../../http/body-budget';
 import type { ClientAddresses } from '../../http/client-address';
 import type { HttpDrain } from '../../http/drain';
 import { parseJsonBody } from '../../http/json-body';
@@ -113,10 +113,11 @@ function readBody(req: IncomingMessage, share: BodyShare): Promise<string | null
     const chunks: Buffer[] = [];
     let received = 0;
     const onData = (chunk: Buffer): void => {
-      if (!share.take(chunk.length)) {
+      const refusal = share.take(chunk.length);
+      if (refusal !== undefined) {
         cleanup();
         req.pause();
-        reject(bodyOverloaded());
+        reject(refusal);
         return;
       }
       chunks.push(chunk);
@@ -208,7 +209,7 @@ export class DataPlaneFastPath {
       // Authenticate before reading the body: a caller without a valid key gets its 401 without the
       // gateway buffering (or budgeting for) what it sends, and learns nothing about the schema.
       request.apiKey = await deps.keyAuth.authenticate(req.headers);
-      const text = await readBody(req, deps.budget.open(deps.clientAddresses.of(req), res));
+      const text = await readBody(req, deps.budget.open({ address: deps.clientAddresses.of(req), credentialed: true }, res));
       if (text === null) return;
       request.body = parseJsonBody(text);
       const params: Record<string, string> = {};

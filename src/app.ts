@@ -7,6 +7,7 @@ import type { Config } from './config';
 import { installConsole } from './console/console';
 import { installGraphql } from './control-plane/graphql/install';
 import { installRestControlPlane } from './control-plane/rest/rest-control-plane';
+import { CONTROL_PLANE_LIMITS, ControlPlaneGate } from './control-plane/control-plane-gate';
 import { CHANNELS, ChangeFeed } from './db/change-feed';
 import type { Database } from './db/database';
 import type { Actor } from './domain/actor';
@@ -69,6 +70,8 @@ export interface Services {
   recorder: UsageRecorder;
   pipeline: Pipeline;
   guardrailPolicies: GuardrailPolicyService;
+  /** Admits control-plane database work (REST and GraphQL): a few at once, per account, each request within its deadline. */
+  controlPlane: ControlPlaneGate;
 }
 
 export interface App {
@@ -179,7 +182,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const keyAuth = new KeyAuthenticator(database.pool, changes, credit);
   keyAuth.onLookup = (outcome) => metrics.keyLookup(outcome);
-  const services: Services = { catalog, accounts, audit, sessions, keys, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies };
+  const controlPlane = new ControlPlaneGate({ ...CONTROL_PLANE_LIMITS, timeoutMs: config.controlPlaneTimeoutMs });
+  const services: Services = { catalog, accounts, audit, sessions, keys, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies, controlPlane };
   const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken, retiredBootstrapWarning(logger));
 
   const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes(), config.bodiesPerClient, config.clientBodyBudgetBytes);
@@ -207,7 +211,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   server.get('/readyz', async (_request, reply) => {
     const checks = { database: false, catalog: catalog.models.length > 0, change_feed: changes.connected };
     try {
-      await database.pool.query('select 1');
+      // Its own connection: a busy metering or control-plane pool is not an unready instance.
+      await database.probePool.query('select 1');
       checks.database = true;
     } catch {
       checks.database = false;

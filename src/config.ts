@@ -54,6 +54,13 @@ export interface Config {
    * process held stays reserved for longer. Heartbeats come every third of it.
    */
   creditLeaseTtlMs: number;
+  /**
+   * How long one control-plane request (REST or GraphQL) may wait for its
+   * turn and work in the database together; past it, 503
+   * `control_plane_timeout`. Report statements are cancelled by PostgreSQL
+   * after the same time (statement_timeout).
+   */
+  controlPlaneTimeoutMs: number;
   /** Upstream credentials and base URLs, looked up by name (catalog `api_key_env`). */
   upstreamEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -169,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: int(env, 'GATEWAY_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     usageSyncCommit: onOff(env, 'GATEWAY_USAGE_SYNC_COMMIT', true),
     creditLeaseTtlMs: int(env, 'GATEWAY_CREDIT_LEASE_TTL_MS', 15_000, 300, 600_000),
+    controlPlaneTimeoutMs: int(env, 'GATEWAY_CONTROL_PLANE_TIMEOUT_MS', 10_000, 100, 600_000),
     upstreamEnv: env,
   };
 }

@@ -7,26 +7,11 @@ import { runPrimary } from './cluster/primary';
 import { ConfigError, loadConfig, type Config } from './config';
 import { openDatabase } from './db/database';
 import type { FirstStartCredentials } from './domain/bootstrap';
+import { saveFirstStartCredentials } from './first-start';
 import { tuneHeapGrowth } from './heap';
 import { createLogger } from './logger';
 import { loadCatalog } from './routing/catalog';
 import type { Logger } from 'pino';
-
-/** Shown once, on the terminal only (never through the logger): the first owner's credentials on a fresh installation. */
-function showFirstStart(base: string, firstStart: FirstStartCredentials): void {
-  process.stdout.write(
-    [
-      '',
-      'First start: created the owner of account "default".',
-      `  console:  ${base}/console`,
-      `  e-mail:   ${firstStart.email}`,
-      `  password: ${firstStart.password}`,
-      `  session token (Authorization: Bearer …): ${firstStart.token}`,
-      'These are shown once. Set GATEWAY_BOOTSTRAP_TOKEN to choose the token yourself.',
-      '',
-    ].join('\n') + '\n',
-  );
-}
 
 /** One serving process: the whole gateway, or one cluster worker (`workerId`). */
 async function serve(config: Config, logger: Logger, workerId: number | undefined): Promise<void> {
@@ -48,7 +33,7 @@ async function serve(config: Config, logger: Logger, workerId: number | undefine
   await app.server.listen({ port: config.port, host: config.host });
   const base = `http://${config.host}:${config.port}`;
   logger.info({ url: base, models: catalog.models.map((m) => m.name), ...(workerId === undefined ? {} : { worker: workerId }) }, 'gateway ready');
-  if (app.firstStart) showFirstStart(base, app.firstStart);
+  if (app.firstStart) await saveFirstStartCredentials(config.dataDir, base, app.firstStart, logger);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -93,8 +78,12 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   if (config.workers > 1 && cluster.isPrimary) {
     await runPrimary(config, logger, {
-      ready: (firstStart) => {
-        if (firstStart) showFirstStart(`http://${config.host}:${config.port}`, firstStart);
+      ready: (firstStart: FirstStartCredentials | null) => {
+        if (firstStart) {
+          saveFirstStartCredentials(config.dataDir, `http://${config.host}:${config.port}`, firstStart, logger).catch((error: unknown) =>
+            logger.error({ err: error }, 'writing the first-start credentials failed'),
+          );
+        }
       },
     });
     return;

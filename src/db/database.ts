@@ -16,10 +16,13 @@ export interface Database {
   /** A small pool for the hot path (auth, metering), written in plain SQL. */
   pool: pg.Pool;
   /**
-   * The control plane's report reads (usage, settlement) on a pool of their
-   * own: a wide report can never take the connections metering needs.
+   * The control plane's report reads (usage, settlement, credit status) on a
+   * pool of their own: a wide report can never take the connections metering
+   * needs. Its statements are cancelled after the control plane's timeout.
    */
   reportPool: pg.Pool;
+  /** One connection for /readyz alone: readiness never queues behind data-plane or control-plane work. */
+  probePool: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -42,16 +45,24 @@ const HOT_PATH_BOUNDS = {
 /** Connections for report reads (usage, settlement): a third pool's worth, never the metering pool's. */
 const REPORT_POOL_SIZE = 4;
 
+/** GATEWAY_CONTROL_PLANE_TIMEOUT_MS's default (config.ts), for databases opened without a config (tests, the CLI). */
+const DEFAULT_CONTROL_PLANE_TIMEOUT_MS = 10_000;
+
+/** /readyz answers within a load balancer's usual health-check timeout, or says the database is not there. */
+const PROBE_BOUNDS = { connectionTimeoutMillis: 2_000, statement_timeout: 2_000, query_timeout: 3_000, keepAlive: true } as const;
+
 export interface OpenOptions {
   logger?: Logger;
   migrate?: boolean;
   /** Migrations from src/db/migrations rather than the compiled-in list (see ormOptions). */
   authoring?: boolean;
+  /** GATEWAY_CONTROL_PLANE_TIMEOUT_MS: the report pool's statement_timeout. */
+  controlPlaneTimeoutMs?: number;
 }
 
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
   const server = await startDatabaseServer(config, options.logger);
-  return connectDatabase(server.url, { ...options, onClose: () => server.stop() });
+  return connectDatabase(server.url, { controlPlaneTimeoutMs: config.controlPlaneTimeoutMs, ...options, onClose: () => server.stop() });
 }
 
 export interface DatabaseServer {
@@ -84,16 +95,28 @@ export async function connectDatabase(
   if (options.migrate !== false) await migrate(orm);
   const pool = new pg.Pool({ connectionString: url, max: 8, idleTimeoutMillis: 30_000, ...HOT_PATH_BOUNDS });
   pool.on('error', (error) => options.logger?.warn({ err: error.message }, 'idle database connection failed'));
-  const reportPool = new pg.Pool({ connectionString: url, max: REPORT_POOL_SIZE, idleTimeoutMillis: 30_000, ...HOT_PATH_BOUNDS });
+  const reportTimeoutMs = options.controlPlaneTimeoutMs ?? DEFAULT_CONTROL_PLANE_TIMEOUT_MS;
+  const reportPool = new pg.Pool({
+    connectionString: url,
+    max: REPORT_POOL_SIZE,
+    idleTimeoutMillis: 30_000,
+    ...HOT_PATH_BOUNDS,
+    statement_timeout: reportTimeoutMs,
+    query_timeout: reportTimeoutMs + 2_000,
+  });
   reportPool.on('error', (error) => options.logger?.warn({ err: error.message }, 'idle report connection failed'));
+  const probePool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 60_000, ...PROBE_BOUNDS });
+  probePool.on('error', (error) => options.logger?.warn({ err: error.message }, 'idle readiness connection failed'));
   return {
     url,
     orm,
     pool,
     reportPool,
+    probePool,
     async close() {
       await pool.end();
       await reportPool.end();
+      await probePool.end();
       await orm.close(true);
       await options.onClose?.();
     },

@@ -66,15 +66,6 @@ export class CreditMonitor implements CreditGate {
     return this.load(account.id, month);
   }
 
-  /**
-   * The month-to-date amount as committed, whoever wrote it: what the credit
-   * status shows. The cache only learns of other processes' writes when one
-   * crosses the limit, which is all enforcement needs but not a display.
-   */
-  async committed(account: AccountView, now = new Date()): Promise<{ month: string; amountMicros: number }> {
-    return this.load(account.id, zoneMonth(account.timezone, now));
-  }
-
   private async load(accountId: string, month: string): Promise<Entry> {
     const version = this.version(accountId);
     const result = await this.pool.query<{ amount_micros: number }>(

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Actor } from '../domain/actor';
 import type { AccountService, AccountView } from '../domain/accounts/account.service';
 import { isCalendarDate, nextDay, nextMonthStart, zoneDate, zoneMonth } from '../domain/zone-time';
-import { AppError, conflict, invalid, notFound } from '../errors';
+import { conflict, invalid, notFound } from '../errors';
 import { PRICE_TIERS, type Catalog, type PriceTier } from '../routing/catalog.types';
 import type { CreditMonitor } from './credit-monitor';
 import { formatMicros } from './decimal';
@@ -119,13 +119,10 @@ function checkMonth(month: string): void {
 const RANGE = `created_at >= ($2::date)::timestamp at time zone $3 and created_at < ($4::date)::timestamp at time zone $3`;
 
 /**
- * Usage and settlement reads one account may run at once. They run on their
- * own small pool (Database.reportPool), so no account's reports can take the
- * connections that metering needs; this keeps one account from taking all of
- * that pool.
+ * Reads run on their own small pool (Database.reportPool), never the
+ * metering pool; the control plane's gate (control-plane-gate.ts) decides how
+ * many run at once, and for one account.
  */
-const MAX_READS_PER_ACCOUNT = 2;
-
 export class UsageQueryService {
   constructor(
     private readonly pool: pg.Pool,
@@ -133,26 +130,6 @@ export class UsageQueryService {
     private readonly catalog: Catalog,
     private readonly credit: CreditMonitor,
   ) {}
-
-  /** Report reads running per account (see MAX_READS_PER_ACCOUNT). */
-  private readonly reading = new Map<string, number>();
-
-  private async gate<T>(accountId: string, read: () => Promise<T>): Promise<T> {
-    const running = this.reading.get(accountId) ?? 0;
-    if (running >= MAX_READS_PER_ACCOUNT) {
-      throw new AppError('rate_limit', 'too_many_requests', `At most ${MAX_READS_PER_ACCOUNT} usage or settlement reads per account run at once; retry when one has finished`, {
-        headers: { 'retry-after': '1' },
-      });
-    }
-    this.reading.set(accountId, running + 1);
-    try {
-      return await read();
-    } finally {
-      const left = (this.reading.get(accountId) ?? 1) - 1;
-      if (left <= 0) this.reading.delete(accountId);
-      else this.reading.set(accountId, left);
-    }
-  }
 
   private tierLines(rows: TierRow[]): { tiers: TierLine[]; tokens: number; micros: number } {
     const sums = Object.fromEntries(PRICE_TIERS.map((t) => [t, { tokens: 0, micros: 0 }])) as Record<PriceTier, { tokens: number; micros: number }>;
@@ -189,12 +166,8 @@ export class UsageQueryService {
     return { start: s, end: e };
   }
 
-  /** Per-key usage; at most MAX_READS_PER_ACCOUNT report reads per account at once. */
-  keyUsage(actor: Actor, apiKeyId: string, start: unknown, end: unknown): Promise<KeyUsage> {
-    return this.gate(actor.accountId, () => this.readKeyUsage(actor, apiKeyId, start, end));
-  }
-
-  private async readKeyUsage(actor: Actor, apiKeyId: string, start: unknown, end: unknown): Promise<KeyUsage> {
+  /** Per-key usage. */
+  async keyUsage(actor: Actor, apiKeyId: string, start: unknown, end: unknown): Promise<KeyUsage> {
     const account = await this.accounts.get(actor.accountId);
     const range = this.dateRange(start, end, account);
     const owner = await this.pool.query('select 1 from api_keys where id = $1 and account_id = $2', [apiKeyId, account.id]);
@@ -240,17 +213,8 @@ export class UsageQueryService {
     };
   }
 
-  /** The usage detail; at most MAX_READS_PER_ACCOUNT report reads per account at once. */
-  listUsage(
-    actor: Actor,
-    query: { start?: unknown; end?: unknown; apiKeyId?: string; model?: string },
-    page: number,
-    pageSize: number,
-  ): Promise<UsageList> {
-    return this.gate(actor.accountId, () => this.readUsage(actor, query, page, pageSize));
-  }
-
-  private async readUsage(
+  /** The usage detail: one page, and totals over the whole filtered range. */
+  async listUsage(
     actor: Actor,
     query: { start?: unknown; end?: unknown; apiKeyId?: string; model?: string },
     page: number,
@@ -308,12 +272,8 @@ export class UsageQueryService {
     return { items: rows.map(usageItem), next: rows.length < batch || !last ? null : { at: last.cursor_at, id: last.id } };
   }
 
-  /** The month's settlement; at most MAX_READS_PER_ACCOUNT report reads per account at once. */
-  settlement(actor: Actor, month: string): Promise<Settlement> {
-    return this.gate(actor.accountId, () => this.readSettlement(actor, month));
-  }
-
-  private async readSettlement(actor: Actor, month: string): Promise<Settlement> {
+  /** The month's settlement: the frozen statement once closed, else computed from the records. */
+  async settlement(actor: Actor, month: string): Promise<Settlement> {
     checkMonth(month);
     const account = await this.accounts.get(actor.accountId);
     const closed = await this.pool.query<{ statement: Settlement; closed_at: Date }>(
@@ -376,15 +336,19 @@ export class UsageQueryService {
 
   async creditStatus(actor: Actor): Promise<CreditStatus> {
     const account = await this.accounts.get(actor.accountId);
-    // Read as committed: this process's cache may not have seen other processes' calls.
-    const { month, amountMicros } = await this.credit.committed(account);
-    const limit = account.creditLimitMicros;
-    // Unexpired credit leases of every gateway process (a dead process's stop counting when they expire).
-    const leases = await this.pool.query<{ reserved: string | null }>(
-      'select sum(amount_micros) as reserved from credit_leases where account_id = $1 and month = $2 and expires_at > now()',
+    const month = zoneMonth(account.timezone, new Date());
+    // One round trip on the report pool, never metering's: the month-to-date
+    // amount as committed by every process (this process's cache only learns
+    // of others' writes when one crosses the limit), and the unexpired credit
+    // leases of every process (a dead process's stop counting when they expire).
+    const { rows } = await this.pool.query<{ used: number | null; reserved: string | null }>(
+      `select (select amount_micros from account_month_usage where account_id = $1 and month = $2) as used,
+              (select sum(amount_micros) from credit_leases where account_id = $1 and month = $2 and expires_at > now()) as reserved`,
       [account.id, month],
     );
-    const reserved = Math.max(0, Number(leases.rows[0]?.reserved ?? 0));
+    const amountMicros = Number(rows[0]?.used ?? 0);
+    const limit = account.creditLimitMicros;
+    const reserved = Math.max(0, Number(rows[0]?.reserved ?? 0));
     return {
       credit_limit: limit === null ? null : formatMicros(limit),
       currency: account.currency,

@@ -1,6 +1,6 @@
 // Control-plane reports cannot starve metering (issue 15): usage and
-// settlement reads run on their own small pool, and one account runs at most
-// two at once.
+// settlement reads run on their own small pool, and (issue 28) one account
+// runs at most two control-plane requests at once, with 16 more waiting.
 import { expect } from 'chai';
 import type pg from 'pg';
 import { api, createAccount, createKey, startTestApp, type TestApp } from '../support/app';
@@ -15,7 +15,7 @@ describe('security: report reads on their own pool', function () {
     await t?.close();
   });
 
-  it('answers data-plane calls while every report connection is taken, and refuses a third concurrent read of one account with 429', async () => {
+  it('answers data-plane calls while every report connection is taken; one account runs two reads, queues 16 and refuses the next with 429', async () => {
     const owner = await createAccount(t);
     const { api_key: apiKey } = await createKey(t, owner.token);
     // Take every connection of the report pool, as long-running reports would.
@@ -30,13 +30,14 @@ describe('security: report reads on their own pool', function () {
       });
       expect(answered.status).to.equal(200);
 
-      // Two reads of this account wait for a connection; the third is refused at once.
+      // Two reads of this account wait for a connection, 16 more for a turn; the next is refused at once.
       const month = new Date().toISOString().slice(0, 7);
-      const waiting = [api(t, 'GET', `/api/v1/settlements/${month}`, owner.token), api(t, 'GET', `/api/v1/settlements/${month}`, owner.token)];
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const third = await api(t, 'GET', `/api/v1/settlements/${month}`, owner.token);
-      expect(third.status).to.equal(429);
-      expect(third.body.error.code).to.equal('too_many_requests');
+      const waiting = Array.from({ length: 18 }, () => api(t, 'GET', `/api/v1/settlements/${month}`, owner.token));
+      while (t.app.services.controlPlane.load.waiting < 16) await new Promise((resolve) => setTimeout(resolve, 20));
+      const next = await api(t, 'GET', `/api/v1/settlements/${month}`, owner.token);
+      expect(next.status).to.equal(429);
+      expect(next.body.error.code).to.equal('too_many_requests');
+      expect(next.headers.get('retry-after')).to.equal('1');
       // Another account is not held up by this one's limit (it waits for a connection like the rest).
       held.pop()!.release();
       const other = await createAccount(t);

@@ -16,8 +16,10 @@ async function gatewayArgv(): Promise<string[]> {
 
 export interface GatewayProcess {
   child: ChildProcess;
-  /** Everything the process wrote to stderr (its logs at LOG_LEVEL), for failure messages. */
+  /** The last 20,000 characters the process wrote to stderr, for failure messages. */
   stderr(): string;
+  /** The last 20,000 characters the process wrote to stdout: its log stream (pino, at LOG_LEVEL). */
+  stdout(): string;
   /** Resolves with the exit code (or the signal name) once the process has exited. */
   exited: Promise<number | string>;
 }
@@ -26,17 +28,22 @@ export async function startGateway(env: Record<string, string>): Promise<Gateway
   const child = spawn(process.execPath, await gatewayArgv(), {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
   let stderr = '';
+  let stdout = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-20_000);
+  });
+  // Always read: an unread pipe fills up and would stall the gateway's logger.
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout = (stdout + chunk.toString()).slice(-20_000);
   });
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
   });
-  return { child, stderr: () => stderr, exited };
+  return { child, stderr: () => stderr, stdout: () => stdout, exited };
 }
 
 export async function waitReady(base: string, gateway: GatewayProcess | ChildProcess, timeoutMs = 60_000): Promise<void> {

@@ -49,6 +49,8 @@ describe('config', () => {
     ['GATEWAY_HEAP_GROWTH_PERCENT', '-5'],
     ['GATEWAY_STREAM_STALL_MS', '10'],
     ['GATEWAY_REQUEST_TIMEOUT_MS', '0'],
+    ['GATEWAY_CONTROL_PLANE_TIMEOUT_MS', '10s'],
+    ['GATEWAY_CONTROL_PLANE_TIMEOUT_MS', '50'],
     ['GATEWAY_HEADERS_TIMEOUT_MS', 'soon'],
     ['GATEWAY_USAGE_SYNC_COMMIT', 'maybe'],
     ['GATEWAY_TRUSTED_PROXIES', 'my-load-balancer'],

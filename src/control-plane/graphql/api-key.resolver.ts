@@ -9,25 +9,32 @@ import { enumArg, intArg, stringArg } from './args';
 import { CurrentActor, type GraphqlContext } from './context';
 import { CreateApiKeyInput } from './create-api-key.input';
 import { CreateApiKeyPayload } from './create-api-key.payload';
+import { gated } from './gate.middleware';
+import { Cost } from './query-cost';
 import { storableArgs } from './storable-args.middleware';
 import { UpdateApiKeyInput } from './update-api-key.input';
 
+/** apiKeys' page sizes: the default and the largest. */
+const KEY_PAGE = { default: 20, max: 100 };
+
 @Resolver()
-@UseMiddleware(storableArgs)
+@UseMiddleware(storableArgs, gated)
 export class ApiKeyResolver {
   @Query(() => ApiKeyPageType, { description: 'The account’s keys, filtered and paged (default: newest first).' })
+  // The account, its credit state, the page and its count.
+  @Cost({ dbRoundTrips: 4, page: KEY_PAGE })
   async apiKeys(
     @CurrentActor() actor: Actor,
     @Ctx() { services }: GraphqlContext,
     @Arg('filter', () => ApiKeyFilterInput, { nullable: true }) filter: ApiKeyFilterInput | null,
     @Arg('page', () => Int, { nullable: true, defaultValue: 1 }) page: number | null,
-    @Arg('pageSize', () => Int, { nullable: true, defaultValue: 20 }) pageSize: number | null,
+    @Arg('pageSize', () => Int, { nullable: true, defaultValue: KEY_PAGE.default }) pageSize: number | null,
     @Arg('sort', () => String, { nullable: true, defaultValue: 'created_at', description: KEY_SORTS.join(' | ') }) sort: string | null,
     @Arg('order', () => String, { nullable: true, defaultValue: 'desc', description: 'asc | desc' }) order: string | null,
   ): Promise<ApiKeyPageType> {
     const result = await services.keys.list(actor, {
       page: intArg('page', page, 1, 1, 1_000_000),
-      pageSize: intArg('pageSize', pageSize, 20, 1, 100),
+      pageSize: intArg('pageSize', pageSize, KEY_PAGE.default, 1, KEY_PAGE.max),
       status: enumArg('filter.status', filter?.status, KEY_STATUSES),
       dimension: enumArg('filter.dimension', filter?.dimension, DIMENSIONS),
       q: stringArg('filter.q', filter?.q, 64),
@@ -38,11 +45,14 @@ export class ApiKeyResolver {
   }
 
   @Query(() => ApiKeyType)
+  @Cost({ dbRoundTrips: 3 })
   async apiKey(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext, @Arg('id', () => ID) id: string): Promise<ApiKeyType> {
     return toApiKeyType(await services.keys.get(actor, id));
   }
 
   @Mutation(() => CreateApiKeyPayload, { description: 'Creates a key; the payload is the only place its secret appears.' })
+  // A transaction: the account, its credit state, the name check, the key, the audit event, commit.
+  @Cost({ dbRoundTrips: 7 })
   async createApiKey(
     @CurrentActor() actor: Actor,
     @Ctx() { services }: GraphqlContext,
@@ -53,6 +63,7 @@ export class ApiKeyResolver {
   }
 
   @Mutation(() => ApiKeyType)
+  @Cost({ dbRoundTrips: 7 })
   async updateApiKey(
     @CurrentActor() actor: Actor,
     @Ctx() { services }: GraphqlContext,
@@ -63,16 +74,19 @@ export class ApiKeyResolver {
   }
 
   @Mutation(() => ApiKeyType)
+  @Cost({ dbRoundTrips: 6 })
   async suspendApiKey(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext, @Arg('id', () => ID) id: string): Promise<ApiKeyType> {
     return toApiKeyType(await services.keys.suspend(actor, id));
   }
 
   @Mutation(() => ApiKeyType)
+  @Cost({ dbRoundTrips: 6 })
   async resumeApiKey(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext, @Arg('id', () => ID) id: string): Promise<ApiKeyType> {
     return toApiKeyType(await services.keys.resume(actor, id));
   }
 
   @Mutation(() => ApiKeyType)
+  @Cost({ dbRoundTrips: 6 })
   async cancelApiKey(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext, @Arg('id', () => ID) id: string): Promise<ApiKeyType> {
     return toApiKeyType(await services.keys.cancel(actor, id));
   }

@@ -3,22 +3,29 @@ import type { Actor } from '../../domain/actor';
 import { intArg, stringArg } from './args';
 import { AuditEventPageType } from './audit-event.type';
 import { CurrentActor, type GraphqlContext } from './context';
+import { gated } from './gate.middleware';
+import { Cost } from './query-cost';
 import { storableArgs } from './storable-args.middleware';
 
+/** auditEvents' page sizes: the default and the largest. */
+const AUDIT_PAGE = { default: 50, max: 200 };
+
 @Resolver()
-@UseMiddleware(storableArgs)
+@UseMiddleware(storableArgs, gated)
 export class AuditResolver {
   @Query(() => AuditEventPageType, { description: 'Who changed what, newest first; optionally for one key.' })
+  // The page and its count.
+  @Cost({ dbRoundTrips: 2, page: AUDIT_PAGE })
   async auditEvents(
     @CurrentActor() actor: Actor,
     @Ctx() { services }: GraphqlContext,
     @Arg('apiKeyId', () => ID, { nullable: true }) apiKeyId: string | null,
     @Arg('page', () => Int, { nullable: true, defaultValue: 1 }) page: number | null,
-    @Arg('pageSize', () => Int, { nullable: true, defaultValue: 50 }) pageSize: number | null,
+    @Arg('pageSize', () => Int, { nullable: true, defaultValue: AUDIT_PAGE.default }) pageSize: number | null,
   ): Promise<AuditEventPageType> {
     const query = {
       page: intArg('page', page, 1, 1, 1_000_000),
-      pageSize: intArg('pageSize', pageSize, 50, 1, 200),
+      pageSize: intArg('pageSize', pageSize, AUDIT_PAGE.default, 1, AUDIT_PAGE.max),
       apiKeyId: stringArg('apiKeyId', apiKeyId, 40),
     };
     const result = await services.audit.list(actor, query);

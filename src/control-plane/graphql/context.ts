@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createParameterDecorator, type ParameterDecorator } from 'type-graphql';
 import type { Services } from '../../app';
 import type { Actor } from '../../domain/actor';
+import type { Deadline } from '../control-plane-gate';
 
 /** What every resolver sees: the caller (null until a valid session is shown) and the app's services. */
 export interface GraphqlContext {
@@ -11,6 +12,8 @@ export interface GraphqlContext {
   authorization: string | undefined;
   /** The request's logger (carries its request id). */
   log: FastifyBaseLogger;
+  /** Set by the first database-backed field (gate.middleware.ts): the request's deadline and its fields' queue. */
+  controlPlane?: { deadline: Deadline; tail: Promise<unknown> };
 }
 
 /**

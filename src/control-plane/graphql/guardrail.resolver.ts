@@ -3,6 +3,8 @@ import type { Actor } from '../../domain/actor';
 import type { GuardrailRuleView } from '../../domain/guardrails/guardrail-policy.service';
 import { CurrentActor, type GraphqlContext } from './context';
 import { GuardrailPolicyType } from './guardrail-policy.type';
+import { gated } from './gate.middleware';
+import { Cost } from './query-cost';
 import { storableArgs } from './storable-args.middleware';
 
 const toGuardrailPolicyType = (view: GuardrailRuleView): GuardrailPolicyType => ({
@@ -15,14 +17,17 @@ const toGuardrailPolicyType = (view: GuardrailRuleView): GuardrailPolicyType => 
 });
 
 @Resolver()
-@UseMiddleware(storableArgs)
+@UseMiddleware(storableArgs, gated)
 export class GuardrailResolver {
   @Query(() => [GuardrailPolicyType], { description: 'Every guardrail rule with its category, default and effective policy.' })
+  @Cost({ dbRoundTrips: 1 })
   async guardrailPolicies(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext): Promise<GuardrailPolicyType[]> {
     return (await services.guardrailPolicies.list(actor)).map(toGuardrailPolicyType);
   }
 
   @Mutation(() => GuardrailPolicyType, { description: 'Sets the account’s policy for one rule; owners and admins only.' })
+  // A transaction: the account locked, the rule's row, its change, the audit event, commit.
+  @Cost({ dbRoundTrips: 6 })
   async setGuardrailPolicy(
     @CurrentActor() actor: Actor,
     @Ctx() { services }: GraphqlContext,
@@ -33,6 +38,7 @@ export class GuardrailResolver {
   }
 
   @Mutation(() => GuardrailPolicyType, { description: 'Drops the account’s policy for one rule, so it follows the default again; owners and admins only.' })
+  @Cost({ dbRoundTrips: 6 })
   async resetGuardrailPolicy(
     @CurrentActor() actor: Actor,
     @Ctx() { services }: GraphqlContext,

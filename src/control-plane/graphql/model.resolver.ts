@@ -2,12 +2,15 @@ import { Ctx, Query, Resolver, UseMiddleware } from 'type-graphql';
 import type { Actor } from '../../domain/actor';
 import { CurrentActor, type GraphqlContext } from './context';
 import { ModelType } from './model.type';
+import { Cost } from './query-cost';
 import { storableArgs } from './storable-args.middleware';
 
 @Resolver()
 @UseMiddleware(storableArgs)
 export class ModelResolver {
   @Query(() => [ModelType], { description: 'The catalog’s neutral model names, for key scopes.' })
+  // Read from the catalog in memory.
+  @Cost({ dbRoundTrips: 0 })
   async models(@CurrentActor() _actor: Actor, @Ctx() { services }: GraphqlContext): Promise<ModelType[]> {
     return services.catalog.models.map((m) => ({ name: m.name, displayName: m.displayName, createdAt: m.createdAt }));
   }

@@ -3,6 +3,8 @@ import type { Actor } from '../../domain/actor';
 import { formatMicros } from '../../metering/decimal';
 import { CurrentActor, type GraphqlContext } from './context';
 import { LoginPayload } from './login.payload';
+import { gated } from './gate.middleware';
+import { Cost } from './query-cost';
 import { storableArgs } from './storable-args.middleware';
 import { ViewerType } from './viewer.type';
 
@@ -10,6 +12,8 @@ import { ViewerType } from './viewer.type';
 @UseMiddleware(storableArgs)
 export class SessionResolver {
   @Mutation(() => LoginPayload, { description: 'The only operation that needs no session.' })
+  // The user, the new session (and a password hash's CPU).
+  @Cost({ dbRoundTrips: 3 })
   async login(
     @Ctx() { services, ip }: GraphqlContext,
     @Arg('email', () => String) email: string,
@@ -20,12 +24,15 @@ export class SessionResolver {
   }
 
   @Mutation(() => Boolean, { description: 'Revokes the session whose bearer token made this request.' })
+  @Cost({ dbRoundTrips: 2 })
   async logout(@Ctx() { services, authorization }: GraphqlContext): Promise<boolean> {
     await services.sessions.logout(authorization);
     return true;
   }
 
   @Query(() => ViewerType)
+  @Cost({ dbRoundTrips: 1 })
+  @UseMiddleware(gated)
   async viewer(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext): Promise<ViewerType> {
     const account = await services.accounts.get(actor.accountId);
     return {

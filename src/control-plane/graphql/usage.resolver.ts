@@ -4,14 +4,21 @@ import { intArg, stringArg } from './args';
 import { CurrentActor, type GraphqlContext } from './context';
 import { CreditStatusType } from './credit-status.type';
 import { SettlementType } from './settlement.type';
+import { gated } from './gate.middleware';
+import { Cost } from './query-cost';
 import { storableArgs } from './storable-args.middleware';
 import { toCreditStatusType, toKeyUsageType, toSettlementType, toUsageRecordPageType } from './usage.mapper';
 import { KeyUsageType, UsageRecordPageType } from './usage.type';
 
+/** usageRecords' page sizes: the default and the largest. */
+const USAGE_PAGE = { default: 50, max: 500 };
+
 @Resolver()
-@UseMiddleware(storableArgs)
+@UseMiddleware(storableArgs, gated)
 export class UsageResolver {
   @Query(() => KeyUsageType, { description: 'One key’s usage over account-zone days [start, end] (default: this month to today).' })
+  // The account, the key's owner, the sums.
+  @Cost({ dbRoundTrips: 3 })
   async keyUsage(
     @CurrentActor() actor: Actor,
     @Ctx() { services }: GraphqlContext,
@@ -23,6 +30,8 @@ export class UsageResolver {
   }
 
   @Query(() => UsageRecordPageType, { description: 'One item per call, newest first.' })
+  // The account, the totals, the page.
+  @Cost({ dbRoundTrips: 3, page: USAGE_PAGE })
   async usageRecords(
     @CurrentActor() actor: Actor,
     @Ctx() { services }: GraphqlContext,
@@ -31,7 +40,7 @@ export class UsageResolver {
     @Arg('apiKeyId', () => ID, { nullable: true }) apiKeyId: string | null,
     @Arg('model', () => String, { nullable: true }) model: string | null,
     @Arg('page', () => Int, { nullable: true, defaultValue: 1 }) page: number | null,
-    @Arg('pageSize', () => Int, { nullable: true, defaultValue: 50 }) pageSize: number | null,
+    @Arg('pageSize', () => Int, { nullable: true, defaultValue: USAGE_PAGE.default }) pageSize: number | null,
   ): Promise<UsageRecordPageType> {
     const result = await services.usage.listUsage(
       actor,
@@ -42,12 +51,14 @@ export class UsageResolver {
         model: stringArg('model', model, 128),
       },
       intArg('page', page, 1, 1, 1_000_000),
-      intArg('pageSize', pageSize, 50, 1, 500),
+      intArg('pageSize', pageSize, USAGE_PAGE.default, 1, USAGE_PAGE.max),
     );
     return toUsageRecordPageType(result);
   }
 
   @Query(() => SettlementType)
+  // The account, the closed statement, the sums per key.
+  @Cost({ dbRoundTrips: 3 })
   async settlement(
     @CurrentActor() actor: Actor,
     @Ctx() { services }: GraphqlContext,
@@ -57,6 +68,8 @@ export class UsageResolver {
   }
 
   @Query(() => CreditStatusType)
+  // The account, then usage and reservations in one statement.
+  @Cost({ dbRoundTrips: 2 })
   async creditStatus(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext): Promise<CreditStatusType> {
     return toCreditStatusType(await services.usage.creditStatus(actor));
   }

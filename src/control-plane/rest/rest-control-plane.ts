@@ -1,11 +1,30 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../app';
-import { mountOperations, type OpenApiContract } from '../../http/openapi-router';
+import { mountOperations, type OpenApiContract, type OperationHandler } from '../../http/openapi-router';
+import type { ControlPlaneGate } from '../control-plane-gate';
 import { requiredSession } from '../session-first';
 import { guardrailHandlers } from './guardrail.handlers';
-import { keyHandlers, sessionHandlers } from './key.handlers';
+import { actorOf, keyHandlers, sessionHandlers } from './key.handlers';
 import { installRestErrorHandler } from './rest-errors';
 import { usageHandlers } from './usage.handlers';
+
+/**
+ * Operations outside the control-plane gate: a login has no account yet (it
+ * is throttled per e-mail and client instead), and the CSV export passes each
+ * page through the gate itself, so a long export never holds a turn while it
+ * waits for a slow client.
+ */
+const UNGATED: ReadonlySet<string> = new Set(['createSession', 'exportUsage']);
+
+/** Every other operation waits for its account's turn and answers within the control plane's deadline. */
+function gated(handlers: Record<string, OperationHandler>, gate: ControlPlaneGate): Record<string, OperationHandler> {
+  return Object.fromEntries(
+    Object.entries(handlers).map(([operationId, handler]) => [
+      operationId,
+      UNGATED.has(operationId) ? handler : (ctx) => gate.run(actorOf(ctx.request).accountId, () => handler(ctx)),
+    ]),
+  );
+}
 
 /** Request bodies whose rules (and messages) belong to the domain services. */
 const DOMAIN_VALIDATED = ['createKey', 'updateKey', 'createSession', 'setGuardrailPolicy'] as const;
@@ -24,12 +43,15 @@ export async function installRestControlPlane(server: FastifyInstance, services:
     });
     mountOperations(scope, {
       contract,
-      handlers: {
-        ...sessionHandlers(services.sessions),
-        ...keyHandlers(services.keys, services.audit),
-        ...usageHandlers(services.usage),
-        ...guardrailHandlers(services.guardrailPolicies),
-      },
+      handlers: gated(
+        {
+          ...sessionHandlers(services.sessions),
+          ...keyHandlers(services.keys, services.audit),
+          ...usageHandlers(services.usage, services.controlPlane),
+          ...guardrailHandlers(services.guardrailPolicies),
+        },
+        services.controlPlane,
+      ),
       domainValidatedBodies: DOMAIN_VALIDATED,
       storableBodies: true,
     });

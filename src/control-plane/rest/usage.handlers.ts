@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { OperationHandler } from '../../http/openapi-router';
 import { CSV_HEADER, csvRow, type UsageItem, type UsageQueryService } from '../../metering/usage-query.service';
+import type { ControlPlaneGate } from '../control-plane-gate';
 import { actorOf } from './key.handlers';
 import { intParam, stringParam } from './query-params';
 
@@ -10,7 +11,7 @@ function* pieces(batch: UsageItem[]): Generator<string> {
   for (let i = 0; i < batch.length; i += ROWS_PER_PIECE) yield batch.slice(i, i + ROWS_PER_PIECE).map(csvRow).join('');
 }
 
-export function usageHandlers(usage: UsageQueryService): Record<string, OperationHandler> {
+export function usageHandlers(usage: UsageQueryService, gate: ControlPlaneGate): Record<string, OperationHandler> {
   return {
     getKeyUsage: async ({ request, params, query }) => usage.keyUsage(actorOf(request), params.api_key_id!, query.start, query.end),
     listUsage: async ({ request, query }) => {
@@ -25,14 +26,17 @@ export function usageHandlers(usage: UsageQueryService): Record<string, Operatio
     },
     exportUsage: async ({ request, reply, query }) => {
       const apiKeyId = stringParam(query, 'api_key_id', 40);
-      const rows = usage.exportRows(actorOf(request), { start: query.start, end: query.end, ...(apiKeyId ? { apiKeyId } : {}) });
+      const actor = actorOf(request);
+      const rows = usage.exportRows(actor, { start: query.start, end: query.end, ...(apiKeyId ? { apiKeyId } : {}) });
+      // Each page is one control-plane operation with a deadline of its own: an export of any length runs, page by page, and waits for its turn in between.
+      const nextPage = () => gate.run(actor.accountId, () => rows.next());
       // Pull the first batch before answering so a bad filter is still a clean 400.
-      const first = await rows.next();
+      const first = await nextPage();
       async function* csv(): AsyncGenerator<string> {
         yield `${CSV_HEADER.join(',')}\n`;
         if (first.done) return;
         yield* pieces(first.value);
-        for await (const batch of rows) yield* pieces(batch);
+        for (let page = await nextPage(); !page.done; page = await nextPage()) yield* pieces(page.value);
       }
       void reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="usage.csv"');
       // Byte-counted backpressure: at most ~64 KiB waits here for a slow client.

@@ -109,6 +109,10 @@ export class ConversationStore {
   /** Adds items at the end (404 for an unknown conversation); returns them as kept. */
   async addItems(accountId: string, id: string, items: readonly unknown[]): Promise<RawObject[]> {
     await this.appending.get(id);
+    return this.add(accountId, id, items);
+  }
+
+  private async add(accountId: string, id: string, items: readonly unknown[]): Promise<RawObject[]> {
     const touched = await this.pool.query(
       `update conversations set expires_at = now() + $3 * interval '1 day' where id = $1 and account_id = $2 and expires_at > now()`,
       [id, accountId, this.retentionDays],
@@ -126,7 +130,7 @@ export class ConversationStore {
    */
   append(accountId: string, id: string, items: readonly unknown[]): Promise<unknown> {
     const previous = this.appending.get(id) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.addItems(accountId, id, items));
+    const next = previous.catch(() => undefined).then(() => this.add(accountId, id, items));
     this.appending.set(id, next);
     void next.finally(() => {
       if (this.appending.get(id) === next) this.appending.delete(id);

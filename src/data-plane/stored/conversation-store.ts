@@ -4,7 +4,7 @@
 // conversation's last write.
 import type pg from 'pg';
 import type { RawObject } from '../canonical';
-import { keptItem, listPage, randomId, storedNotFound, type ListPage, type ListQuery } from './stored-items';
+import { keptItem, listPage, randomId, storableJson, storedNotFound, type ListPage, type ListQuery } from './stored-items';
 
 export interface ConversationObject {
   id: string;
@@ -144,7 +144,7 @@ export class ConversationStore {
       `insert into conversation_items (conversation_id, seq, item_id, item)
        select $1, nextval('conversation_items_seq'), x.value ->> 'id', x.value from jsonb_array_elements($2::jsonb) as x(value)
        on conflict (conversation_id, item_id) do nothing`,
-      [id, JSON.stringify(items)],
+      [id, storableJson(items)],
     );
   }
 }

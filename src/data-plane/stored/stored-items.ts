@@ -78,6 +78,21 @@ export function contextItem(item: unknown): unknown {
   return rest;
 }
 
+/** A lone surrogate escape or NUL in JSON text: jsonb refuses both. */
+const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
+const UNPAIRED = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\u0000/g;
+
+/**
+ * JSON text PostgreSQL's jsonb takes: a NUL or half a surrogate pair in a
+ * string (which a caller's JSON may hold, and an upstream then read) becomes
+ * U+FFFD. Only text that has one pays for the second pass.
+ */
+export function storableJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  if (!UNSTORABLE_ESCAPE.test(text)) return text;
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? v.replace(UNPAIRED, '\ufffd') : v));
+}
+
 /** Byte length of the JSON of `value` (what it adds to a request body). */
 export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value));

@@ -96,6 +96,17 @@ describe('conversations: the Conversations API and conversation on /v1/responses
     expect((await call('GET', `/v1/conversations/${id}/items`)).body.data).to.have.length(1);
   });
 
+  it('refuses text PostgreSQL cannot keep with a 400 naming the field; a response holding it is kept with U+FFFD', async () => {
+    const refused = await call('POST', '/v1/conversations', '{"metadata":{"k":"\\ud800"}}');
+    expect(refused.status).to.equal(400);
+    expect(refused.body.error.param).to.equal('metadata.k');
+    const response = await call('POST', '/v1/responses', '{"model":"m-mock","input":"half a pair \\ud800 and a NUL \\u0000"}');
+    expect(response.status).to.equal(200);
+    const items = await call('GET', `/v1/responses/${response.body.id}/input_items`);
+    expect(items.status).to.equal(200);
+    expect(items.body.data[0].content[0].text).to.equal('half a pair \ufffd and a NUL \ufffd');
+  });
+
   it('reads a conversation as context and adds the call’s input and output to it', async () => {
     const conversation = (await call('POST', '/v1/conversations', {})).body.id as string;
     const fake = gateway.fakes.anthropic;

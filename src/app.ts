@@ -17,6 +17,7 @@ import { GuardrailPolicyService } from './domain/guardrails/guardrail-policy.ser
 import { SessionService } from './domain/auth/session.service';
 import { bootstrap, type FirstStartCredentials } from './domain/bootstrap';
 import { ApiKeyService } from './domain/keys/api-key.service';
+import { StoredResponsesService } from './domain/stored/stored-responses.service';
 import { chatHandlers } from './data-plane/chat/chat.handlers';
 import { installDataPlane } from './data-plane/http/data-plane';
 import { DataPlaneFastPath } from './data-plane/http/fast-path';
@@ -27,6 +28,10 @@ import { messagesHandlers } from './data-plane/messages/messages.handlers';
 import { modelsHandlers } from './data-plane/models/models.handlers';
 import { responsesHandlers } from './data-plane/responses/responses.handlers';
 import { Pipeline, deploymentId } from './data-plane/pipeline';
+import { ConversationStore } from './data-plane/stored/conversation-store';
+import { ResponseStore } from './data-plane/stored/response-store';
+import { StatefulResponses } from './data-plane/stored/stateful-responses';
+import { storedHandlers } from './data-plane/stored/stored.handlers';
 import { AppError, toAppError } from './errors';
 import { fromFastify, sendRestError } from './control-plane/rest/rest-errors';
 import { GuardrailEngineCache, defaultDetectors } from './guardrails/index';
@@ -72,6 +77,10 @@ export interface Services {
   guardrailPolicies: GuardrailPolicyService;
   /** Admits control-plane database work (REST and GraphQL): a few at once, per account, each request within its deadline. */
   controlPlane: ControlPlaneGate;
+  /** Stored Responses-form responses and conversations (`store`, previous_response_id, the Conversations API). */
+  stateful: StatefulResponses;
+  /** The control plane's purge of an account's stored responses. */
+  storedResponses: StoredResponsesService;
 }
 
 export interface App {
@@ -180,10 +189,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger: logger.child({ component: 'pipeline' }),
     credit: ledger,
   });
+  const responseStore = new ResponseStore(database.pool, { retentionDays: config.responsesRetentionDays, logger: logger.child({ component: 'response-store' }) });
+  responseStore.start();
+  const stateful = new StatefulResponses(responseStore, new ConversationStore(database.pool, config.responsesRetentionDays), logger.child({ component: 'response-store' }));
   const keyAuth = new KeyAuthenticator(database.pool, changes, credit);
   keyAuth.onLookup = (outcome) => metrics.keyLookup(outcome);
   const controlPlane = new ControlPlaneGate({ ...CONTROL_PLANE_LIMITS, timeoutMs: config.controlPlaneTimeoutMs });
-  const services: Services = { catalog, accounts, audit, sessions, keys, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies, controlPlane };
+  const storedResponses = new StoredResponsesService(database.orm, audit, responseStore);
+  const services: Services = { catalog, accounts, audit, sessions, keys, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies, controlPlane, stateful, storedResponses };
   const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken, retiredBootstrapWarning(logger));
 
   const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes(), config.bodiesPerClient, config.clientBodyBudgetBytes);
@@ -230,7 +243,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     handlers: {
       ...messagesHandlers(pipeline, { stallMs: config.streamStallMs }),
       ...chatHandlers(pipeline, catalog, { stallMs: config.streamStallMs }),
-      ...responsesHandlers(pipeline, catalog, { stallMs: config.streamStallMs }),
+      ...responsesHandlers(pipeline, catalog, stateful, { stallMs: config.streamStallMs }),
+      ...storedHandlers(stateful),
       ...modelsHandlers(catalog),
     },
     drain,
@@ -271,6 +285,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await closing;
       await graphql.stop();
       await recorder.close();
+      await responseStore.close();
       await ledger.close();
       await changes.close();
       providers.close();

@@ -61,6 +61,10 @@ export interface Config {
    * after the same time (statement_timeout).
    */
   controlPlaneTimeoutMs: number;
+   * How long a stored Responses-form response (and a conversation, from its
+   * last write) is kept before the purge deletes it (GATEWAY_RESPONSES_RETENTION_DAYS).
+   */
+  responsesRetentionDays: number;
   /** Upstream credentials and base URLs, looked up by name (catalog `api_key_env`). */
   upstreamEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -177,6 +181,7 @@ export function loadConfig(env: Env = process.env): Config {
     usageSyncCommit: onOff(env, 'GATEWAY_USAGE_SYNC_COMMIT', true),
     creditLeaseTtlMs: int(env, 'GATEWAY_CREDIT_LEASE_TTL_MS', 15_000, 300, 600_000),
     controlPlaneTimeoutMs: int(env, 'GATEWAY_CONTROL_PLANE_TIMEOUT_MS', 10_000, 100, 600_000),
+    responsesRetentionDays: int(env, 'GATEWAY_RESPONSES_RETENTION_DAYS', 30, 1, 3650),
     upstreamEnv: env,
   };
 }

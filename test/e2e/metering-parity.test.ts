@@ -189,7 +189,9 @@ describe('e2e: metering parity of the three protocol forms (property)', function
         expect(fromMessages.form).to.equal('messages');
         expect(fromChat.form).to.equal('chat_completions');
         expect(fromResponses.form).to.equal('responses');
-        const comparable = ({ request_id: _id, created_at: _at, form: _form, ...rest }: UsageItem) => rest;
+        // Only the Responses form has a response id (its stored response).
+        expect(fromResponses.response_id).to.match(/^resp_/);
+        const comparable = ({ request_id: _id, response_id: _response, created_at: _at, form: _form, ...rest }: UsageItem) => rest;
         expect(comparable(fromChat), 'usage record').to.deep.equal(comparable(fromMessages));
         expect(comparable(fromResponses), 'usage record (responses)').to.deep.equal(comparable(fromMessages));
         expect(fromMessages).to.include({ status: 'ok', stream: c.stream, thinking: messages.usage.thinking, model: MODEL });

@@ -6,6 +6,7 @@ import { requiredSession } from '../session-first';
 import { guardrailHandlers } from './guardrail.handlers';
 import { actorOf, keyHandlers, sessionHandlers } from './key.handlers';
 import { installRestErrorHandler } from './rest-errors';
+import { storedResponsesHandlers } from './stored-responses.handlers';
 import { usageHandlers } from './usage.handlers';
 
 /**
@@ -49,6 +50,7 @@ export async function installRestControlPlane(server: FastifyInstance, services:
           ...keyHandlers(services.keys, services.audit),
           ...usageHandlers(services.usage, services.controlPlane),
           ...guardrailHandlers(services.guardrailPolicies),
+          ...storedResponsesHandlers(services.storedResponses),
         },
         services.controlPlane,
       ),

@@ -9,6 +9,7 @@ import { Migration20261122140000_usage } from './Migration20261122140000_usage';
 import { Migration20261124080000_requested_model } from './Migration20261124080000_requested_model';
 import { Migration20261127125800_credit_leases } from './Migration20261127125800_credit_leases';
 import { Migration20261128120000_usage_estimated } from './Migration20261128120000_usage_estimated';
+import { Migration20261129100000_stored_responses } from './Migration20261129100000_stored_responses';
 import { Migration20261129110000_audit_append_only } from './Migration20261129110000_audit_append_only';
 
 export const MIGRATIONS: MigrationObject[] = [
@@ -18,5 +19,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261124080000_requested_model', class: Migration20261124080000_requested_model },
   { name: 'Migration20261127125800_credit_leases', class: Migration20261127125800_credit_leases },
   { name: 'Migration20261128120000_usage_estimated', class: Migration20261128120000_usage_estimated },
+  { name: 'Migration20261129100000_stored_responses', class: Migration20261129100000_stored_responses },
   { name: 'Migration20261129110000_audit_append_only', class: Migration20261129110000_audit_append_only },
 ];

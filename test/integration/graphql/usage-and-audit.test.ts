@@ -9,7 +9,7 @@ const KEY_USAGE = `query($id: ID!, $start: String, $end: String) {
 const USAGE_RECORDS = `query($start: String, $end: String, $apiKeyId: ID, $model: String, $page: Int, $pageSize: Int) {
   usageRecords(start: $start, end: $end, apiKeyId: $apiKeyId, model: $model, page: $page, pageSize: $pageSize) {
     total page pageSize totalTokens totalAmount
-    items { requestId apiKeyId model requestedModel routedModel provider form stream thinking status estimated routeTier tiers { tier tokens } totalTokens amount createdAt }
+    items { requestId responseId apiKeyId model requestedModel routedModel provider form stream thinking status estimated routeTier tiers { tier tokens } totalTokens amount createdAt }
   }
 }`;
 const SETTLEMENT = `query($month: String!) {

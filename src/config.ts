@@ -61,6 +61,7 @@ export interface Config {
    * after the same time (statement_timeout).
    */
   controlPlaneTimeoutMs: number;
+  /**
    * How long a stored Responses-form response (and a conversation, from its
    * last write) is kept before the purge deletes it (GATEWAY_RESPONSES_RETENTION_DAYS).
    */

@@ -1,9 +1,12 @@
 import { Ctx, Int, Mutation, Resolver } from 'type-graphql';
 import type { Actor } from '../../domain/actor';
 import { CurrentActor, type GraphqlContext } from './context';
+import { Cost } from './query-cost';
 
 @Resolver()
 export class StoredResponsesResolver {
+  // Two batched deletes at least (responses, conversations), then the audit event.
+  @Cost({ dbRoundTrips: 4 })
   @Mutation(() => Int, {
     description: 'Deletes every stored response and conversation of the account (owners only); returns how many. Usage records stay. Audited.',
   })

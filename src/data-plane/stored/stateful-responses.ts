@@ -6,7 +6,7 @@
 // (unless `store: false`) and a conversation grows by its input and output.
 import type { Logger } from 'pino';
 import { AppError, invalid } from '../../errors';
-import { BODY_LIMIT } from '../../http/server';
+import { BODY_LIMIT } from '../../http/body-allowance';
 import { isObject } from '../body-walk';
 import type { RawObject } from '../canonical';
 import type { ResponsesRequest } from '../responses/responses.decoder';

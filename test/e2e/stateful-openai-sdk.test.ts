@@ -10,7 +10,16 @@ import OpenAI from 'openai';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { createAccount, createKey } from '../support/app';
 import type { FakeUpstream } from '../support/fake-upstreams';
-import { expectApiError, KEY_SCOPE, recordingFetch, startKeyedGateway, transcript, type KeyedGateway, type UpstreamProtocol } from './e2e-support';
+import {
+  expectApiError,
+  KEY_SCOPE,
+  recordingFetch,
+  startKeyedGateway,
+  transcript,
+  usageDetail,
+  type KeyedGateway,
+  type UpstreamProtocol,
+} from './e2e-support';
 
 const MODEL: Record<UpstreamProtocol | 'mock', string> = { responses: 'm-responses', anthropic: 'm-anthropic', openai: 'm-openai', mock: 'm-mock' };
 const PROTOCOLS: UpstreamProtocol[] = ['responses', 'anthropic', 'openai'];
@@ -113,6 +122,23 @@ describe('e2e: stateful Responses through the openai SDK', function () {
       expect((await openai.responses.retrieve(streamed.id)).output_text).to.equal('Streamed hello to you.');
       await openai.responses.create({ model: MODEL.anthropic, previous_response_id: streamed.id, input: 'Was that a greeting?' });
       expect(lastUpstreamTurns('anthropic')).to.deep.equal(['user:Stream me a greeting.', 'assistant:Streamed hello to you.', 'user:Was that a greeting?']);
+    });
+
+    it('bills the stored context as input, and links each usage record to its response id', async () => {
+      // The built-in mock counts the prompt it is given, so the follow-up's input shows what the gateway expanded.
+      const openai = client();
+      const long = `Remember these words: ${'pebble lantern orchard '.repeat(400)}`;
+      const { data: first, request_id: firstRequest } = await openai.responses.create({ model: MODEL.mock, input: long }).withResponse();
+      const { data: second, request_id: secondRequest } = await openai.responses
+        .create({ model: MODEL.mock, previous_response_id: first.id, input: 'Which words?' })
+        .withResponse();
+      expect(first.usage!.input_tokens).to.be.greaterThan(1_000);
+      expect(second.usage!.input_tokens, 'follow-up input counts the stored turn').to.be.at.least(first.usage!.input_tokens);
+
+      const records = (await usageDetail(gateway.t, gateway.owner.token, gateway.keyId)).items;
+      const record = (requestId: string | null) => records.find((item) => item.request_id === requestId) as unknown as Record<string, unknown> | undefined;
+      expect(record(firstRequest)).to.include({ response_id: first.id });
+      expect(record(secondRequest)).to.include({ response_id: second.id, total_tokens: second.usage!.total_tokens });
     });
 
     it('answers an unknown id with 404 in OpenAI’s error shape, naming previous_response_id, without an upstream call', async () => {

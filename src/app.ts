@@ -26,6 +26,10 @@ import { messagesHandlers } from './data-plane/messages/messages.handlers';
 import { modelsHandlers } from './data-plane/models/models.handlers';
 import { responsesHandlers } from './data-plane/responses/responses.handlers';
 import { Pipeline, deploymentId } from './data-plane/pipeline';
+import { ConversationStore } from './data-plane/stored/conversation-store';
+import { ResponseStore } from './data-plane/stored/response-store';
+import { StatefulResponses } from './data-plane/stored/stateful-responses';
+import { storedHandlers } from './data-plane/stored/stored.handlers';
 import { AppError, toAppError } from './errors';
 import { fromFastify, sendRestError } from './control-plane/rest/rest-errors';
 import { GuardrailEngineCache, defaultDetectors } from './guardrails/index';
@@ -68,6 +72,8 @@ export interface Services {
   recorder: UsageRecorder;
   pipeline: Pipeline;
   guardrailPolicies: GuardrailPolicyService;
+  /** Stored Responses-form responses and conversations (`store`, previous_response_id, the Conversations API). */
+  stateful: StatefulResponses;
 }
 
 export interface App {
@@ -176,9 +182,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger: logger.child({ component: 'pipeline' }),
     credit: ledger,
   });
+  const responseStore = new ResponseStore(database.pool, { retentionDays: config.responsesRetentionDays, logger: logger.child({ component: 'response-store' }) });
+  responseStore.start();
+  const stateful = new StatefulResponses(responseStore, new ConversationStore(database.pool, config.responsesRetentionDays), logger.child({ component: 'response-store' }));
   const keyAuth = new KeyAuthenticator(database.pool, changes, credit);
   keyAuth.onLookup = (outcome) => metrics.keyLookup(outcome);
-  const services: Services = { catalog, accounts, audit, sessions, keys, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies };
+  const services: Services = { catalog, accounts, audit, sessions, keys, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies, stateful };
   const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken, retiredBootstrapWarning(logger));
 
   const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes(), config.bodiesPerClient);
@@ -224,7 +233,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     handlers: {
       ...messagesHandlers(pipeline, { stallMs: config.streamStallMs }),
       ...chatHandlers(pipeline, catalog, { stallMs: config.streamStallMs }),
-      ...responsesHandlers(pipeline, catalog, { stallMs: config.streamStallMs }),
+      ...responsesHandlers(pipeline, catalog, stateful, { stallMs: config.streamStallMs }),
+      ...storedHandlers(stateful),
       ...modelsHandlers(catalog),
     },
     drain,
@@ -265,6 +275,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await closing;
       await graphql.stop();
       await recorder.close();
+      await responseStore.close();
       await ledger.close();
       await changes.close();
       providers.close();

@@ -52,6 +52,11 @@ export interface Config {
    * process held stays reserved for longer. Heartbeats come every third of it.
    */
   creditLeaseTtlMs: number;
+  /**
+   * How long a stored Responses-form response (and a conversation, from its
+   * last write) is kept before the purge deletes it (GATEWAY_RESPONSES_RETENTION_DAYS).
+   */
+  responsesRetentionDays: number;
   /** Upstream credentials and base URLs, looked up by name (catalog `api_key_env`). */
   upstreamEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -160,6 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: int(env, 'GATEWAY_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     usageSyncCommit: onOff(env, 'GATEWAY_USAGE_SYNC_COMMIT', true),
     creditLeaseTtlMs: int(env, 'GATEWAY_CREDIT_LEASE_TTL_MS', 15_000, 300, 600_000),
+    responsesRetentionDays: int(env, 'GATEWAY_RESPONSES_RETENTION_DAYS', 30, 1, 3650),
     upstreamEnv: env,
   };
 }

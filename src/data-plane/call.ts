@@ -19,8 +19,10 @@ export interface CallContext {
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
   startedAt: number;
-  /** The request body's bytes as received (Content-Length), when the request said. */
+  /** The request body's bytes as received (Content-Length), when the request said; with its stored context, when it names one. */
   bodyBytes?: number;
+  /** The Responses form's `resp_…` id of the call: its usage record names it. */
+  responseId?: string;
   /**
    * From now on, cut the call (abort `signal` with the refusal) if its key
    * stops being usable. Streams call it: their client gets what was produced
@@ -96,6 +98,14 @@ export class Call {
 
   get requestId(): string {
     return this.ctx.requestId;
+  }
+
+  get accountId(): string {
+    return this.ctx.key.account.id;
+  }
+
+  get apiKeyId(): string {
+    return this.ctx.key.keyId;
   }
 
   /** Aborted when the client goes away or the gateway cuts the call; `reason` says which. */
@@ -284,7 +294,7 @@ export class Call {
 }
 
 /** What a usage record says beyond whose call it was. */
-type CallOutcome = Omit<UsageRecordInput, 'requestId' | 'accountId' | 'accountTimezone' | 'apiKeyId' | 'form' | 'model' | 'requestedModel' | 'stream' | 'at' | 'reservation'>;
+type CallOutcome = Omit<UsageRecordInput, 'requestId' | 'responseId' | 'accountId' | 'accountTimezone' | 'apiKeyId' | 'form' | 'model' | 'requestedModel' | 'stream' | 'at' | 'reservation'>;
 
 /**
  * A call's usage record, answered or not: whose call it was, from the
@@ -304,6 +314,7 @@ export interface CallIdentity {
 export function usageInput(ctx: CallContext, request: CallIdentity, outcome: CallOutcome): UsageRecordInput {
   return {
     requestId: ctx.requestId,
+    responseId: ctx.responseId ?? null,
     accountId: ctx.key.account.id,
     accountTimezone: ctx.key.account.timezone,
     apiKeyId: ctx.key.keyId,

@@ -86,13 +86,19 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a response (OpenAI Responses form, stateless)
+         * Create a response (OpenAI Responses form)
          * @description The OpenAI Responses form of the same query path, for clients that
-         *     speak only it (Codex CLI, the OpenAI Agents SDK, `openai.responses`).
-         *     Stateless: the gateway stores no response, so `store: true`,
-         *     `previous_response_id`, `conversation` and `background: true` are
-         *     refused with a 400 naming the field; send the whole conversation in
-         *     `input` each time (as Codex does). With `stream: true` the reply is an
+         *     speak only it (Codex CLI, the OpenAI Agents SDK, `openai.responses`,
+         *     the Vercel AI SDK's default OpenAI provider). `store` defaults to
+         *     true: the input and output items, as the client saw them, are kept
+         *     for GATEWAY_RESPONSES_RETENTION_DAYS (default 30) for the key's
+         *     account only; `store: false` keeps nothing. `previous_response_id`,
+         *     `conversation` (an id or `{id}`) and `item_reference` input items are
+         *     expanded into the input before admission (404 with `param` naming the
+         *     field for an id the account does not have); the expanded input is
+         *     reserved and billed as input, and with the body must fit the 20 MB
+         *     body limit (413). `background: true` is refused (400). With
+         *     `stream: true` the reply is an
          *     event stream: every event has an `event:` line equal to the payload's
          *     `type` and a `sequence_number` (`response.created`,
          *     `response.in_progress`, `response.output_item.added`,
@@ -102,6 +108,146 @@ export interface paths {
          */
         post: operations["createResponse"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a stored response
+         * @description The Response object as the client received it; 404 when unknown, expired, deleted or another account's.
+         */
+        get: operations["getResponse"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a stored response
+         * @description Deletes it (item references to its items no longer resolve); 404 as for retrieval. Its usage records stay.
+         */
+        delete: operations["deleteResponse"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}/input_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a stored response's input items
+         * @description The whole input the upstream read (stored context included), as kept.
+         */
+        get: operations["listResponseInputItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a conversation
+         * @description With optional first `items` and `metadata`; kept GATEWAY_RESPONSES_RETENTION_DAYS from its last write.
+         */
+        post: operations["createConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/{conversation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a conversation
+         * @description 404 when unknown, expired, deleted or another account's.
+         */
+        get: operations["getConversation"];
+        put?: never;
+        /**
+         * Update a conversation's metadata
+         * @description Replaces `metadata`.
+         */
+        post: operations["updateConversation"];
+        /**
+         * Delete a conversation
+         * @description Deletes it and its items.
+         */
+        delete: operations["deleteConversation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/{conversation_id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a conversation's items
+         * @description Oldest first with `order=asc`; newest first by default.
+         */
+        get: operations["listConversationItems"];
+        put?: never;
+        /**
+         * Add items to a conversation
+         * @description Appends `items` (at most 1,000 per call) and answers them as kept (with ids).
+         */
+        post: operations["createConversationItems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/{conversation_id}/items/{item_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve one item
+         * @description 404 for an unknown item.
+         */
+        get: operations["getConversationItem"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete one item
+         * @description Answers the conversation.
+         */
+        delete: operations["deleteConversationItem"];
         options?: never;
         head?: never;
         patch?: never;
@@ -810,15 +956,19 @@ export interface components {
         ResponsesRequest: {
             /** @description A neutral model name from the catalog (or one of its aliases). */
             model: string;
-            /** @description The whole conversation (the gateway keeps no state between calls), or one user text. */
+            /** @description The conversation (after any stored context named by `previous_response_id` or `conversation`), or one user text; `item_reference` items name stored items. */
             input?: string | components["schemas"]["ResponseInputItem"][];
             /** @description The system prompt. */
             instructions?: string | null;
             stream?: boolean | null;
-            /** @description `true` is refused (400): the gateway stores no responses. Absent or `false` is the same. */
+            /** @description Keep the response for retrieval and follow-ups (default true); `false` keeps nothing. */
             store?: boolean | null;
-            /** @description Refused (400) when set; send the whole conversation in `input`. */
+            /** @description A stored response of the key's account whose input and output come before `input` (404 when it has none by that id). */
             previous_response_id?: string | null;
+            /** @description A conversation of the key's account (`conv_…` or `{id}`) whose items come before `input`; the call's input and output are added to it. */
+            conversation?: string | {
+                id: string;
+            } | null;
             max_output_tokens?: number | null;
             temperature?: number | null;
             top_p?: number | null;
@@ -985,6 +1135,55 @@ export interface components {
             /** @description Same as the `request-id` header. */
             request_id: string;
         };
+        /** @description An input or output item as kept (an `id` and a `type` always; message content as a list of parts). */
+        StoredItem: {
+            id: string;
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        StoredItemList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["StoredItem"][];
+            first_id: string | null;
+            last_id: string | null;
+            has_more: boolean;
+        };
+        ResponseDeleted: {
+            id: string;
+            /** @enum {string} */
+            object: "response";
+            deleted: boolean;
+        };
+        /** @description Up to 16 string pairs (keys at most 64 characters, values at most 512). */
+        ConversationMetadata: {
+            [key: string]: string;
+        };
+        Conversation: {
+            id: string;
+            /** @enum {string} */
+            object: "conversation";
+            /** @description Unix seconds. */
+            created_at: number;
+            metadata: components["schemas"]["ConversationMetadata"];
+        };
+        ConversationDeleted: {
+            id: string;
+            /** @enum {string} */
+            object: "conversation.deleted";
+            deleted: boolean;
+        };
+        ConversationCreateRequest: {
+            items?: components["schemas"]["ResponseInputItem"][] | null;
+            metadata?: components["schemas"]["ConversationMetadata"] | null;
+        };
+        ConversationUpdateRequest: {
+            metadata: components["schemas"]["ConversationMetadata"];
+        };
+        ConversationItemsCreateRequest: {
+            items: components["schemas"]["ResponseInputItem"][];
+        };
         /** @description Error body on `/v1/chat/completions` (and `/v1/models` without `anthropic-version`). */
         OpenAIError: {
             error: {
@@ -1150,7 +1349,7 @@ export interface components {
                 "application/json": components["schemas"]["OpenAIError"];
             };
         };
-        /** @description `not_found_error`: unknown model. */
+        /** @description `not_found_error`: unknown model; `invalid_request_error`: a stored response, conversation or item the account does not have (`param` names the field). */
         OpenAINotFound: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
@@ -1544,6 +1743,378 @@ export interface operations {
             502: components["responses"]["OpenAIUpstreamError"];
             503: components["responses"]["OpenAIUnavailable"];
             529: components["responses"]["OpenAIOverloaded"];
+        };
+    };
+    getResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `resp_…` id stored for the key's account. */
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored Response. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Response"];
+                };
+            };
+            401: components["responses"]["OpenAIUnauthorized"];
+            404: components["responses"]["OpenAINotFound"];
+            429: components["responses"]["OpenAIRateLimited"];
+            500: components["responses"]["OpenAIInternalError"];
+            503: components["responses"]["OpenAIUnavailable"];
+        };
+    };
+    deleteResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `resp_…` id stored for the key's account. */
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseDeleted"];
+                };
+            };
+            401: components["responses"]["OpenAIUnauthorized"];
+            404: components["responses"]["OpenAINotFound"];
+            429: components["responses"]["OpenAIRateLimited"];
+            500: components["responses"]["OpenAIInternalError"];
+            503: components["responses"]["OpenAIUnavailable"];
+        };
+    };
+    listResponseInputItems: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description `asc` (oldest first) or `desc` (newest first, the default). */
+                order?: "asc" | "desc";
+                /** @description An item id; the page starts after it. */
+                after?: string;
+                /** @description Accepted for compatibility; items are always returned whole. */
+                include?: string[];
+            };
+            header?: never;
+            path: {
+                /** @description A `resp_…` id stored for the key's account. */
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of items. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredItemList"];
+                };
+            };
+            400: components["responses"]["OpenAIInvalidRequest"];
+            401: components["responses"]["OpenAIUnauthorized"];
+            404: components["responses"]["OpenAINotFound"];
+            429: components["responses"]["OpenAIRateLimited"];
+            500: components["responses"]["OpenAIInternalError"];
+            503: components["responses"]["OpenAIUnavailable"];
+        };
+    };
+    createConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ConversationCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The conversation. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["OpenAIInvalidRequest"];
+            401: components["responses"]["OpenAIUnauthorized"];
+            404: components["responses"]["OpenAINotFound"];
+            429: components["responses"]["OpenAIRateLimited"];
+            500: components["responses"]["OpenAIInternalError"];
+            503: components["responses"]["OpenAIUnavailable"];
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `conv_…` id of the key's account. */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            401: components["responses"]["OpenAIUnauthorized"];
+            404: components["responses"]["OpenAINotFound"];
+            429: components["responses"]["OpenAIRateLimited"];
+            500: components["responses"]["OpenAIInternalError"];
+            503: components["responses"]["OpenAIUnavailable"];
+        };
+    };
+    updateConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `conv_…` id of the key's account. */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The conversation. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["OpenAIInvalidRequest"];
+            401: components["responses"]["OpenAIUnauthorized"];
+            404: components["responses"]["OpenAINotFound"];
+            429: components["responses"]["OpenAIRateLimited"];
+            500: components["responses"]["OpenAIInternalError"];
+            503: components["responses"]["OpenAIUnavailable"];
+        };
+    };
+    deleteConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `conv_…` id of the key's account. */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationDeleted"];
+                };
+            };
+            401: components["responses"]["OpenAIUnauthorized"];
+            404: components["responses"]["OpenAINotFound"];
+            429: components["responses"]["OpenAIRateLimited"];
+            500: components["responses"]["OpenAIInternalError"];
+            503: components["responses"]["OpenAIUnavailable"];
+        };
+    };
+    listConversationItems: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description `asc` (oldest first) or `desc` (newest first, the default). */
+                order?: "asc" | "desc";
+                /** @description An item id; the page starts after it. */
+                after?: string;
+                /** @description Accepted for compatibility; items are always returned whole. */
+                include?: string[];
+            };
+            header?: never;
+            path: {
+                /** @description A `conv_…` id of the key's account. */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of items. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredItemList"];
+                };
+            };
+            400: components["responses"]["OpenAIInvalidRequest"];
+            401: components["responses"]["OpenAIUnauthorized"];
+            404: components["responses"]["OpenAINotFound"];
+            429: components["responses"]["OpenAIRateLimited"];
+            500: components["responses"]["OpenAIInternalError"];
+            503: components["responses"]["OpenAIUnavailable"];
+        };
+    };
+    createConversationItems: {
+        parameters: {
+            query?: {
+                /** @description Accepted for compatibility; items are always returned whole. */
+                include?: string[];
+            };
+            header?: never;
+            path: {
+                /** @description A `conv_…` id of the key's account. */
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationItemsCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The added items. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredItemList"];
+                };
+            };
+            400: components["responses"]["OpenAIInvalidRequest"];
+            401: components["responses"]["OpenAIUnauthorized"];
+            404: components["responses"]["OpenAINotFound"];
+            429: components["responses"]["OpenAIRateLimited"];
+            500: components["responses"]["OpenAIInternalError"];
+            503: components["responses"]["OpenAIUnavailable"];
+        };
+    };
+    getConversationItem: {
+        parameters: {
+            query?: {
+                /** @description Accepted for compatibility; items are always returned whole. */
+                include?: string[];
+            };
+            header?: never;
+            path: {
+                /** @description A `conv_…` id of the key's account. */
+                conversation_id: string;
+                /** @description An item id within the conversation. */
+                item_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredItem"];
+                };
+            };
+            401: components["responses"]["OpenAIUnauthorized"];
+            404: components["responses"]["OpenAINotFound"];
+            429: components["responses"]["OpenAIRateLimited"];
+            500: components["responses"]["OpenAIInternalError"];
+            503: components["responses"]["OpenAIUnavailable"];
+        };
+    };
+    deleteConversationItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `conv_…` id of the key's account. */
+                conversation_id: string;
+                /** @description An item id within the conversation. */
+                item_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            401: components["responses"]["OpenAIUnauthorized"];
+            404: components["responses"]["OpenAINotFound"];
+            429: components["responses"]["OpenAIRateLimited"];
+            500: components["responses"]["OpenAIInternalError"];
+            503: components["responses"]["OpenAIUnavailable"];
         };
     };
     listModels: {

@@ -14,6 +14,8 @@ export type UsageStatus = 'ok' | 'upstream_error' | 'blocked' | 'client_aborted'
 
 export interface UsageRecordInput {
   requestId: string;
+  /** The Responses form's response id (`resp_…`), the key to its stored response. */
+  responseId?: string | null;
   accountId: string;
   accountTimezone: string;
   apiKeyId: string;
@@ -99,6 +101,7 @@ const USAGE_RECORD_COLUMNS = [
   ['latency_ms', 'integer'],
   ['ttft_ms', 'integer'],
   ['estimated', 'boolean'],
+  ['response_id', 'text'],
   ['created_at', 'timestamptz'],
 ] as const;
 const USAGE_COLUMNS = USAGE_RECORD_COLUMNS.map(([name]) => name).join(', ');
@@ -224,6 +227,7 @@ export class UsageRecorder {
         latency_ms: r.latencyMs,
         ttft_ms: r.ttftMs,
         estimated: r.estimated,
+        response_id: r.responseId ?? null,
         created_at: at,
       });
       const key = keys.get(r.apiKeyId) ?? { tokens: 0, lastUsed: null };

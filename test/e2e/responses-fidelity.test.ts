@@ -269,10 +269,10 @@ describe('e2e: the Responses form under the fidelity rules', function () {
       expect(lastBody('responses').tool_choice).to.deep.equal({ type: 'allowed_tools', mode: 'auto', tools: [] });
     });
 
-    it('refuses an item reference (it needs stored items) with a 400 naming the item', async () => {
+    it('answers 404 naming the item for a reference to an item the account never stored', async () => {
       const response = await post({ model: 'm-responses', input: [{ role: 'user', content: 'hi' }, { type: 'item_reference', id: 'msg_1' }] });
-      expect(response.status).to.equal(400);
-      expect(((await response.json()) as { error: { param: string } }).error.param).to.equal('input.1');
+      expect(response.status).to.equal(404);
+      expect(((await response.json()) as { error: { param: string } }).error.param).to.equal('input[1].id');
     });
 
     it('answers max_output_tokens reached as an incomplete response', async () => {

@@ -176,24 +176,31 @@ describe('e2e: the Responses form (POST /v1/responses)', function () {
     });
   });
 
-  describe('stateless subset', () => {
+  describe('stored state', () => {
     for (const [field, value] of [
-      ['store', true],
       ['previous_response_id', 'resp_123'],
       ['conversation', 'conv_1'],
-      ['background', true],
     ] as const) {
-      it(`refuses ${field} with a 400 naming the field (the gateway keeps no responses)`, async () => {
+      it(`answers 404 naming ${field} for an id the account does not have, without calling the upstream`, async () => {
         const before = fakes.responses.requests.length;
         const response = await post({ model: MODEL.responses, input: 'hi', [field]: value });
-        expect(response.status).to.equal(400);
+        expect(response.status).to.equal(404);
         const body = (await response.json()) as { error: { param: string; message: string; type: string } };
         expect(body.error.param).to.equal(field);
         expect(body.error.type).to.equal('invalid_request_error');
-        expect(body.error.message).to.match(/stateless|storage/);
+        expect(body.error.message).to.match(/not found/);
         expect(fakes.responses.requests.length).to.equal(before);
       });
     }
+
+    it('refuses background: true with a 400 naming the field, without calling the upstream', async () => {
+      const before = fakes.responses.requests.length;
+      const response = await post({ model: MODEL.responses, input: 'hi', background: true });
+      expect(response.status).to.equal(400);
+      const body = (await response.json()) as { error: { param: string; type: string } };
+      expect(body.error).to.include({ param: 'background', type: 'invalid_request_error' });
+      expect(fakes.responses.requests.length).to.equal(before);
+    });
 
     it('accepts store: false and include: ["reasoning.encrypted_content"] as Codex sends them', async () => {
       const response = await post({ model: MODEL.mock, input: 'hi', store: false, include: ['reasoning.encrypted_content'] });

@@ -37,7 +37,7 @@ export function errorBody(form: ErrorForm, error: AppError, requestId: string): 
 
 /** The error form a data-plane path answers in. */
 export function errorFormFor(path: string, headers: Record<string, unknown>): ErrorForm {
-  if (path.startsWith('/v1/chat/') || path.startsWith('/v1/responses')) return 'openai';
+  if (path.startsWith('/v1/chat/') || path.startsWith('/v1/responses') || path.startsWith('/v1/conversations')) return 'openai';
   if (path.startsWith('/v1/models')) return headers['anthropic-version'] ? 'anthropic' : 'openai';
   return 'anthropic';
 }

@@ -28,9 +28,7 @@ export function requestEcho(body: RawObject): RawObject {
     max_output_tokens: body.max_output_tokens ?? null,
     metadata: body.metadata ?? {},
     parallel_tool_calls: body.parallel_tool_calls ?? true,
-    previous_response_id: null,
     reasoning: { effort: reasoning.effort ?? null, summary: reasoning.summary ?? null },
-    store: false,
     temperature: body.temperature ?? null,
     text: body.text ?? { format: { type: 'text' } },
     tool_choice: body.tool_choice ?? 'auto',
@@ -42,7 +40,7 @@ export function requestEcho(body: RawObject): RawObject {
 }
 
 export interface ResponsesEncoderOptions {
-  /** `resp_…`, traceable to the request id. */
+  /** `resp_…`, random (stored responses are looked up by it). */
   id: string;
   /** The upstream model actually used. */
   model: string;
@@ -53,4 +51,8 @@ export interface ResponsesEncoderOptions {
   encryptedReasoning: boolean;
   /** The caller's tools: namespaced and free-text tools are answered in their own shape. */
   tools: readonly CanonicalTool[];
+  /** The stored-state fields the Response shows (`store`, `previous_response_id`, `conversation`), over an upstream's own. */
+  state?: RawObject;
+  /** Told the final Response, and its output items as kept (encrypted reasoning included, asked for or not). */
+  onFinal?: (response: RawObject, keptOutput: RawObject[]) => void;
 }

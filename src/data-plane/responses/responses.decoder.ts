@@ -1,11 +1,10 @@
-// OpenAI Responses form → CanonicalRequest, for the stateless subset: the
-// whole conversation is in `input`. `instructions` and leading system or
+// OpenAI Responses form → CanonicalRequest: the whole conversation is in
+// `input` (stored context already expanded into it, src/data-plane/stored). `instructions` and leading system or
 // developer messages become the system prompt; later ones stay system turns.
 // Function calls and their outputs become tool_use / tool_result blocks,
 // reasoning items thinking blocks (their encrypted content is the signature),
 // `namespace` tools flat functions and `custom` tools functions taking one
-// text. What needs server-side state is refused whatever the upstream; what
-// only a Responses-speaking upstream can honour is dropped and listed, or
+// text. What only a Responses-speaking upstream can honour is dropped and listed, or
 // refused, when the call is translated. The body travels on as `source`.
 import type { components } from '../../generated/messages';
 import { invalid } from '../../errors';
@@ -48,27 +47,6 @@ const TRANSLATED = new Set([
   'conversation',
   'background',
 ]);
-
-/**
- * Fields that need what the gateway does not keep: a stored response or
- * conversation. Refused whatever the upstream, since a later call could
- * not find the state anyway.
- */
-function statefulRefusal(body: ResponsesRequest): { field: string; message: string } | undefined {
-  if (body.store === true) {
-    return { field: 'store', message: 'store: the gateway keeps no responses (stateless); send store: false (or leave it out) and the whole conversation in input' };
-  }
-  if (body.previous_response_id != null) {
-    return { field: 'previous_response_id', message: 'previous_response_id: the gateway keeps no responses (stateless); send the whole conversation in input instead' };
-  }
-  if (body.conversation != null) {
-    return { field: 'conversation', message: 'conversation: the gateway keeps no conversations (stateless); send the whole conversation in input instead' };
-  }
-  if (body.background === true) {
-    return { field: 'background', message: 'background: background responses need server-side storage, which the gateway does not keep' };
-  }
-  return undefined;
-}
 
 /** Top-level fields whose effect the caller relies on and the other protocols cannot give. */
 function topLevelRefusal(key: string, value: unknown): string | undefined {
@@ -195,7 +173,8 @@ class InputDecoder {
         return;
       }
       case 'item_reference':
-        throw invalid(path, `${path}: item references need stored responses, which the gateway does not keep; send the item itself`);
+        // Resolved from the store before decoding; one left here was never looked up.
+        throw invalid(path, `${path}: an item reference must name a stored item`);
       default:
         // Hosted tool calls and their results (web search, file search, …) ran on an OpenAI upstream.
         this.notes.drop(`${type} items`);
@@ -301,9 +280,9 @@ function outputFormat(text: ResponsesRequest['text']): OutputFormat | undefined 
 }
 
 export function decodeResponsesRequest(body: ResponsesRequest, defaultMaxTokens: number): CanonicalRequest {
-  const stateful = statefulRefusal(body);
-  if (stateful) throw invalid(stateful.field, stateful.message);
-  if (body.input === undefined) throw invalid('input', 'input: Field required (the gateway keeps no state: send the whole conversation)');
+  // Stored state (previous_response_id, conversation, item references) was expanded into `input` before this (src/data-plane/stored).
+  if (body.background === true) throw invalid('background', 'background: background responses are not supported by the gateway');
+  if (body.input === undefined) throw invalid('input', 'input: Field required (or name stored context with previous_response_id or conversation)');
   const notes = new Untranslated();
   notes.topLevel(body);
   const tools = body.tools?.length ? decodeTools(body.tools, notes) : [];

@@ -33,6 +33,8 @@ interface Item {
   value: RawObject;
   /** Started from an upstream's own item (relay): more of its parts may follow. */
   relayed?: boolean;
+  /** A reasoning item's signature (encrypted content), kept for the stored output whether or not the client gets it. */
+  signature?: string;
 }
 
 type PartKind = 'output_text' | 'refusal' | 'summary_text' | 'reasoning_text' | 'none';
@@ -83,6 +85,7 @@ export class ResponsesEncoder {
   private response(status: string, usage: ResponseUsage | null, extra: RawObject = {}): RawObject {
     return {
       ...this.echo,
+      ...this.options.state,
       id: this.options.id,
       object: 'response',
       created_at: this.createdAt,
@@ -252,7 +255,10 @@ export class ResponsesEncoder {
           out += this.event('response.reasoning_text.done', { ...this.at(block), content_index: block.partIndex, text: block.text });
           out += this.event('response.content_part.done', { ...this.at(block), content_index: block.partIndex, part });
         }
-        if (block.signature !== '' && (this.options.relay || this.options.encryptedReasoning)) value.encrypted_content = block.signature;
+        if (block.signature !== '') {
+          item.signature = block.signature;
+          if (this.options.relay || this.options.encryptedReasoning) value.encrypted_content = block.signature;
+        }
         return out + this.settle(item);
       }
       case 'function_call': {
@@ -349,7 +355,13 @@ export class ResponsesEncoder {
     out += this.closePending();
     if (this.options.relay && stop.raw?.event) this.echo = { ...this.echo, ...stop.raw.event };
     const response = this.finalResponse(stop.stopReason, usage);
+    this.options.onFinal?.(response, this.keptOutput());
     return out + this.event(response.status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
+  }
+
+  /** The output items as kept for a follow-up: encrypted reasoning as the upstream returned it, asked for or not. */
+  private keptOutput(): RawObject[] {
+    return this.items.map((i) => (i.signature !== undefined && i.value.encrypted_content === undefined ? { ...i.value, encrypted_content: i.signature } : i.value));
   }
 
   finalResponse(stop: StopReason, usage: ResponseUsage): RawObject & { status: string } {

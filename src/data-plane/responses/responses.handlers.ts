@@ -4,6 +4,7 @@ import type { RawObject } from '../canonical';
 import { callContext, type DataPlaneHandler } from '../http/data-plane';
 import { serveCall, type FormCodec, type ServeOptions } from '../http/serve-call';
 import type { InboundCall, Pipeline } from '../pipeline';
+import type { StatefulCall, StatefulResponses } from '../stored/stateful-responses';
 import { decodeResponsesRequest, type ResponsesRequest } from './responses.decoder';
 import { requestEcho, type ResponsesEncoderOptions } from './responses-object';
 import { encodeResponse, ResponsesEncoder } from './responses.encoder';
@@ -13,36 +14,53 @@ import { guardResponsesBody } from './responses.guard';
 export const relaysResponses = (call: { route: { deployment: { provider: { type: string; responses?: boolean } } } }): boolean =>
   call.route.deployment.provider.type === 'openai' && call.route.deployment.provider.responses === true;
 
-function encoderOptions(call: Call): ResponsesEncoderOptions {
-  const source = call.request.source;
+/** What the Response shows of stored state, as OpenAI's does. */
+const stateEcho = (state: StatefulCall): RawObject => ({
+  store: state.store,
+  previous_response_id: state.previousResponseId,
+  conversation: state.conversationId === null ? null : { id: state.conversationId },
+});
+
+/** A Responses call's encoders; the final Response is kept (store) and added to its conversation beside the reply. */
+function responsesCodec(state: StatefulCall, stateful: StatefulResponses): FormCodec {
+  const options = (call: Call): ResponsesEncoderOptions => {
+    const source = call.request.source;
+    const keep = state.store || state.conversationId !== null;
+    return {
+      id: state.responseId,
+      model: call.route.deployment.model,
+      echo: requestEcho(source?.body ?? {}),
+      relay: relaysResponses(call),
+      encryptedReasoning: source?.encryptedReasoning === true,
+      tools: call.request.tools ?? [],
+      state: stateEcho(state),
+      ...(keep
+        ? {
+            onFinal: (response: RawObject, output: RawObject[]) =>
+              stateful.keep({ accountId: call.accountId, apiKeyId: call.apiKeyId, requestId: call.requestId }, state, source?.body.input, response, output),
+          }
+        : {}),
+    };
+  };
   return {
-    id: `resp_${call.messageId.replace(/^msg_/, '')}`,
-    model: call.route.deployment.model,
-    echo: requestEcho(source?.body ?? {}),
-    relay: relaysResponses(call),
-    encryptedReasoning: source?.encryptedReasoning === true,
-    tools: call.request.tools ?? [],
+    errorForm: 'openai',
+    plain: (call, answer, usage) => {
+      const relay = relaysResponses(call);
+      const base = options(call);
+      const echo = relay && answer.messageRaw ? { ...answer.messageRaw, ...answer.stopRaw?.event } : base.echo;
+      return encodeResponse({ ...base, echo }, answer.blocks(), call.stopReason ?? 'end_turn', usage, relay ? answer.usageExtra : undefined);
+    },
+    stream: (call) => {
+      const encoder = new ResponsesEncoder(options(call));
+      return {
+        start: () => encoder.start(),
+        event: (e) => encoder.push(e),
+        finish: (stop, usage) => encoder.finish(stop, usage),
+        error: (error) => encoder.error(error, call.requestId),
+      };
+    },
   };
 }
-
-export const responsesCodec: FormCodec = {
-  errorForm: 'openai',
-  plain: (call, answer, usage) => {
-    const relay = relaysResponses(call);
-    const options = encoderOptions(call);
-    const echo = relay && answer.messageRaw ? { ...answer.messageRaw, ...answer.stopRaw?.event } : options.echo;
-    return encodeResponse({ ...options, echo }, answer.blocks(), call.stopReason ?? 'end_turn', usage, relay ? answer.usageExtra : undefined);
-  },
-  stream: (call) => {
-    const encoder = new ResponsesEncoder(encoderOptions(call));
-    return {
-      start: () => encoder.start(),
-      event: (e) => encoder.push(e),
-      finish: (stop, usage) => encoder.finish(stop, usage),
-      error: (error) => encoder.error(error, call.requestId),
-    };
-  },
-};
 
 /** A Responses-form call, for the pipeline. */
 export function responsesInbound(body: ResponsesRequest, defaultMaxTokens: number): InboundCall {
@@ -55,14 +73,17 @@ export function responsesInbound(body: ResponsesRequest, defaultMaxTokens: numbe
   };
 }
 
-export function responsesHandlers(pipeline: Pipeline, catalog: Catalog, serve: ServeOptions): Record<string, DataPlaneHandler> {
+export function responsesHandlers(pipeline: Pipeline, catalog: Catalog, stateful: StatefulResponses, serve: ServeOptions): Record<string, DataPlaneHandler> {
   return {
     createResponse: async ({ request, reply, body }) => {
-      const responses = body as ResponsesRequest;
       const ctx = callContext(request, reply, 'responses');
-      const defaultMaxTokens = catalog.resolveModel(responses.model)?.defaultMaxTokens ?? 4096;
-      const call = await pipeline.start(ctx, responsesInbound(responses, defaultMaxTokens));
-      await serveCall(call, responsesCodec, reply, request.id, serve);
+      // Stored context is input like any other: expanded before admission, so the reservation and the body limit see it.
+      const state = await stateful.expand(ctx.key.account.id, body as ResponsesRequest, ctx.bodyBytes);
+      ctx.responseId = state.responseId;
+      if (state.addedBytes > 0 && ctx.bodyBytes !== undefined) ctx.bodyBytes += state.addedBytes;
+      const defaultMaxTokens = catalog.resolveModel(state.body.model)?.defaultMaxTokens ?? 4096;
+      const call = await pipeline.start(ctx, responsesInbound(state.body, defaultMaxTokens));
+      await serveCall(call, responsesCodec(state, stateful), reply, request.id, serve);
       return reply;
     },
   };

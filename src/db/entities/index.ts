@@ -4,5 +4,12 @@ import { ApiKeySchema } from './api-key.entity';
 import { AuditEventSchema } from './audit-event.entity';
 import { ConsoleSessionSchema } from './console-session.entity';
 import { ConsoleUserSchema } from './console-user.entity';
+import { ConversationItemSchema, ConversationSchema, StoredItemSchema, StoredResponseSchema } from './stored-response.entity';
 
-export const entities = [AccountSchema, ConsoleUserSchema, ConsoleSessionSchema, ApiKeySchema, AuditEventSchema, AccountGuardrailPolicySchema];
+export const entities = [
+  AccountSchema, ConsoleUserSchema, ConsoleSessionSchema, ApiKeySchema, AuditEventSchema, AccountGuardrailPolicySchema,
+  StoredResponseSchema,
+  StoredItemSchema,
+  ConversationSchema,
+  ConversationItemSchema,
+];

@@ -9,6 +9,7 @@ import { Migration20261122140000_usage } from './Migration20261122140000_usage';
 import { Migration20261124080000_requested_model } from './Migration20261124080000_requested_model';
 import { Migration20261127125800_credit_leases } from './Migration20261127125800_credit_leases';
 import { Migration20261128120000_usage_estimated } from './Migration20261128120000_usage_estimated';
+import { Migration20261129100000_stored_responses } from './Migration20261129100000_stored_responses';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122132209', class: Migration20261122132209 },
@@ -17,4 +18,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261124080000_requested_model', class: Migration20261124080000_requested_model },
   { name: 'Migration20261127125800_credit_leases', class: Migration20261127125800_credit_leases },
   { name: 'Migration20261128120000_usage_estimated', class: Migration20261128120000_usage_estimated },
+  { name: 'Migration20261129100000_stored_responses', class: Migration20261129100000_stored_responses },
 ];

@@ -1,6 +1,5 @@
 // The Responses form's canonical view: what routing, metering and translation
-// read of a body, and the 400s (naming the field) for what the stateless
-// gateway cannot do.
+// read of a body, and the 400s (naming the field) for what it cannot take.
 import { expect } from 'chai';
 import { AppError } from '../../../src/errors';
 import { decodeResponsesRequest, type ResponsesRequest } from '../../../src/data-plane/responses/responses.decoder';
@@ -91,12 +90,10 @@ describe('Responses decoder', () => {
   });
 
   const refusals: Array<[string, Record<string, unknown>, string]> = [
-    ['store: true', { input: 'x', store: true }, 'store'],
-    ['a previous response', { input: 'x', previous_response_id: 'resp_1' }, 'previous_response_id'],
-    ['a stored conversation', { input: 'x', conversation: { id: 'conv_1' } }, 'conversation'],
     ['background mode', { input: 'x', background: true }, 'background'],
     ['no input', {}, 'input'],
-    ['an item reference', { input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input.0'],
+    // Stored context is expanded before decoding (src/data-plane/stored); a reference left here was never resolved.
+    ['an unresolved item reference', { input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input.0'],
     ['arguments that are not JSON', { input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: '{oops' }] }, 'input.0.arguments'],
     ['an unknown role', { input: [{ role: 'tool', content: 'x' }] }, 'input.0.role'],
     ['only reasoning', { input: [{ type: 'reasoning', id: 'rs', summary: [] }] }, 'input'],

@@ -112,6 +112,18 @@ describe('e2e: stateful Responses through the openai SDK', function () {
       });
     }
 
+    it('continues a response of a reasoning Responses upstream: the reasoning goes back replayable (with its encrypted_content)', async () => {
+      // See the Vercel suite: with store: false upstream, OpenAI takes back reasoning only with encrypted_content.
+      fake('responses').script({ thinking: 'Ada is a name.', text: 'Hello Ada.' }, { text: 'Ada.' });
+      const openai = client();
+      const first = await openai.responses.create({ model: MODEL.responses, input: 'I am Ada.' });
+      expect(first.output.map((item) => item.type)).to.deep.equal(['reasoning', 'message']);
+      await openai.responses.create({ model: MODEL.responses, previous_response_id: first.id, input: 'Who am I?' });
+      const input = fake('responses').requests.at(-1)!.body.input as Array<{ type?: string; encrypted_content?: unknown }>;
+      expect(lastUpstreamTurns('responses')).to.deep.equal(['user:I am Ada.', 'assistant:Hello Ada.', 'user:Who am I?']);
+      expect(input.filter((item) => item.type === 'reasoning' && typeof item.encrypted_content !== 'string'), 'unreplayable reasoning').to.deep.equal([]);
+    });
+
     it('continues a streamed response: what was streamed is stored as the client saw it', async () => {
       fake('anthropic').script({ text: 'Streamed hello to you.' }, { text: 'Yes.' });
       const openai = client();
@@ -264,6 +276,59 @@ describe('e2e: stateful Responses through the openai SDK', function () {
       expect(body.error.param).to.match(/^input(\[1\]|\.1)(\.id)?$/);
       expect(JSON.stringify(body)).to.not.contain('A private answer.');
       expect(upstreamCalls()).to.equal(before);
+    });
+  });
+
+  describe('client-chosen item ids', () => {
+    // Ids the client picks are kept with the items; a bound on them is a 400 naming the field, never a
+    // 500 or a reply that says `store: true` for a response that was not kept.
+    const longId = `msg_${'x'.repeat(300)}`;
+
+    it('a response whose input item has a long id is either refused naming input[0].id, or kept', async () => {
+      const response = await gateway.post('/v1/responses', { model: MODEL.mock, input: [{ type: 'message', role: 'user', content: 'Hi.', id: longId }] });
+      if (response.status === 200) {
+        const created = (await response.json()) as { id: string };
+        expect((await client().responses.retrieve(created.id)).id, 'said stored, so retrievable').to.equal(created.id);
+      } else {
+        expect(response.status).to.equal(400);
+        expect(((await response.json()) as OpenAIErrorBody).error.param).to.equal('input[0].id');
+      }
+    });
+
+    it('a conversation item with a long id is either refused naming items[0].id, or kept', async () => {
+      const conversation = await client().conversations.create({});
+      const response = await fetch(`${gateway.t.baseUrl}/v1/conversations/${conversation.id}/items`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gateway.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ items: [{ type: 'message', role: 'user', content: 'Hi.', id: longId }] }),
+      });
+      if (response.status === 200) {
+        expect((await client().conversations.items.list(conversation.id)).data.map((item) => item.id)).to.deep.equal([longId]);
+      } else {
+        expect(response.status).to.equal(400);
+        expect(((await response.json()) as OpenAIErrorBody).error.param).to.equal('items[0].id');
+      }
+    });
+
+    it('an item answered as added to a conversation is in it: a repeated id is refused naming it, or kept', async () => {
+      const openai = client();
+      const item = (text: string) => ({ type: 'message', role: 'user', content: text, id: 'msg_chosen_by_client' }) as unknown as ResponseInputItem;
+      const conversation = await openai.conversations.create({ items: [item('First.')] });
+      const response = await fetch(`${gateway.t.baseUrl}/v1/conversations/${conversation.id}/items`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gateway.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ items: [item('Second.')] }),
+      });
+      const listed = (await openai.conversations.items.list(conversation.id, { order: 'asc' })).data.map((kept) =>
+        kept.type === 'message' ? kept.content.map((part) => ('text' in part ? part.text : '')).join('') : kept.type,
+      );
+      if (response.status === 200) {
+        expect(listed, 'answered as added').to.include('Second.');
+      } else {
+        expect(response.status).to.equal(400);
+        expect(((await response.json()) as OpenAIErrorBody).error.param).to.equal('items[0].id');
+        expect(listed).to.deep.equal(['First.']);
+      }
     });
   });
 

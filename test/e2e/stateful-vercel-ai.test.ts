@@ -72,6 +72,26 @@ describe('e2e: stateful Responses through the Vercel AI SDK default provider', f
   const references = (body: any): string[] =>
     (Array.isArray(body?.input) ? body.input : []).flatMap((item: { type?: string; id?: string }) => (item.type === 'item_reference' ? [item.id] : []));
 
+  it('on a reasoning upstream: the reasoning item step 2 references reaches the upstream replayable (with its encrypted_content)', async () => {
+    // The gateway calls its Responses upstream with store: false; OpenAI then only takes back a
+    // reasoning item that carries encrypted_content (an id alone gets 404 "Items are not persisted").
+    const upstream = fake('responses');
+    upstream.unscript();
+    const callId = 'call_vercel_reasoning';
+    upstream.script({ thinking: 'The user wants the weather in Paris.', toolUse: { id: callId, name: 'get_weather', input: { city: 'Paris' } } }, { text: ANSWER });
+    const { openai, responsesCalls } = provider();
+    const result = await generateText({ model: openai(MODEL.responses), tools: { get_weather: weatherTool([]) }, stopWhen: isStepCount(2), maxRetries: 0, prompt: QUESTION });
+    expect(result.text).to.equal(ANSWER);
+    expect(references(responsesCalls()[1]?.body), 'step 2 references the reasoning item').to.have.length(1);
+
+    const sent = upstream.requests.at(-1)!.body;
+    expect(transcript('responses', sent)).to.deep.equal([`user:${QUESTION}`, `call:${callId}:get_weather`, `result:${callId}:${TOOL_OUTPUT}`]);
+    const unreplayable = (sent.input as Array<{ type?: string; encrypted_content?: unknown }>).filter(
+      (item) => item.type === 'reasoning' && typeof item.encrypted_content !== 'string',
+    );
+    expect(unreplayable, 'reasoning items without encrypted_content sent with store: false').to.deep.equal([]);
+  });
+
   for (const protocol of PROTOCOLS) {
     for (const mode of ['generateText', 'streamText'] as const) {
       it(`${mode} on the ${protocol} upstream: a tool loop over 2 steps and a second turn from its response messages, the upstream getting the whole conversation each time`, async () => {

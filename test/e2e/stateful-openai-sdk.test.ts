@@ -136,6 +136,19 @@ describe('e2e: stateful Responses through the openai SDK', function () {
       expect(lastUpstreamTurns('anthropic')).to.deep.equal(['user:Stream me a greeting.', 'assistant:Streamed hello to you.', 'user:Was that a greeting?']);
     });
 
+    it('keeps what the guardrails let through: the follow-up, retrieve and input items never show the redacted number', async () => {
+      const mobile = '13912345678';
+      fake('anthropic').script({ text: `Call ${mobile} now.` }, { text: 'Done.' });
+      const openai = client();
+      const first = await openai.responses.create({ model: MODEL.anthropic, input: `My number is ${mobile}.` });
+      expect(first.output_text).to.equal('Call [REDACTED:cn-mobile] now.');
+      await openai.responses.create({ model: MODEL.anthropic, previous_response_id: first.id, input: 'Thanks.' });
+      expect(fake('anthropic').requests.at(-1)!.rawBody).to.not.contain(mobile);
+      expect(lastUpstreamTurns('anthropic')[1]).to.equal('assistant:Call [REDACTED:cn-mobile] now.');
+      expect(JSON.stringify(await openai.responses.retrieve(first.id))).to.not.contain(mobile);
+      expect(JSON.stringify((await openai.responses.inputItems.list(first.id)).data)).to.not.contain(mobile);
+    });
+
     it('bills the stored context as input, and links each usage record to its response id', async () => {
       // The built-in mock counts the prompt it is given, so the follow-up's input shows what the gateway expanded.
       const openai = client();

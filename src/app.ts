@@ -16,6 +16,7 @@ import { GuardrailPolicyService } from './domain/guardrails/guardrail-policy.ser
 import { SessionService } from './domain/auth/session.service';
 import { bootstrap, type FirstStartCredentials } from './domain/bootstrap';
 import { ApiKeyService } from './domain/keys/api-key.service';
+import { StoredResponsesService } from './domain/stored/stored-responses.service';
 import { chatHandlers } from './data-plane/chat/chat.handlers';
 import { installDataPlane } from './data-plane/http/data-plane';
 import { DataPlaneFastPath } from './data-plane/http/fast-path';
@@ -74,6 +75,8 @@ export interface Services {
   guardrailPolicies: GuardrailPolicyService;
   /** Stored Responses-form responses and conversations (`store`, previous_response_id, the Conversations API). */
   stateful: StatefulResponses;
+  /** The control plane's purge of an account's stored responses. */
+  storedResponses: StoredResponsesService;
 }
 
 export interface App {
@@ -187,7 +190,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   const stateful = new StatefulResponses(responseStore, new ConversationStore(database.pool, config.responsesRetentionDays), logger.child({ component: 'response-store' }));
   const keyAuth = new KeyAuthenticator(database.pool, changes, credit);
   keyAuth.onLookup = (outcome) => metrics.keyLookup(outcome);
-  const services: Services = { catalog, accounts, audit, sessions, keys, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies, stateful };
+  const services: Services = { catalog, accounts, audit, sessions, keys, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies, stateful,
+    storedResponses: new StoredResponsesService(database.orm, audit, responseStore),
+  };
   const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken, retiredBootstrapWarning(logger));
 
   const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes(), config.bodiesPerClient);

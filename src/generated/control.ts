@@ -203,7 +203,7 @@ export interface paths {
          * Export usage detail as CSV
          * @description Streams one CSV row per call (header row first), in the columns
          *     `request_id,created_at,api_key_id,model,requested_model,routed_model,form,stream,thinking,status,`
-         *     then the six tier names, then `total_tokens,amount,estimated`.
+         *     then the six tier names, then `total_tokens,amount,estimated,response_id`.
          */
         get: operations["exportUsage"];
         put?: never;
@@ -249,6 +249,30 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/stored-responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Purge the account's stored responses
+         * @description Deletes every Responses-form response and conversation the account's
+         *     keys stored (`store`, the Conversations API), whatever their expiry;
+         *     owners only. Usage records stay (their `response_id` then leads
+         *     nowhere). Audited (`stored_responses.purge`). Cancelling a key does
+         *     not delete what it stored.
+         */
+        delete: operations["purgeStoredResponses"];
         options?: never;
         head?: never;
         patch?: never;
@@ -459,10 +483,15 @@ export interface components {
             "thinking.input_cache_miss": number;
             "thinking.output": number;
         };
+        PurgeResult: {
+            deleted: number;
+        };
         /** @description One call. */
         UsageRecord: {
             /** @description The `request-id` header the caller got. */
             request_id: string;
+            /** @description The Responses form's `resp_…` id (the stored response, while kept; `GET /v1/responses/{id}`); null for the other forms. */
+            response_id: string | null;
             api_key_id: string;
             /** @description The neutral catalog model of the call (the one an alias stands for). */
             model: string;
@@ -1098,6 +1127,28 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    purgeStoredResponses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many stored responses and conversations were deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurgeResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     listGuardrailPolicies: {

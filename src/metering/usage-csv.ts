@@ -2,8 +2,8 @@
 import { PRICE_TIERS } from '../routing/catalog.types';
 import type { UsageItem } from './usage-item';
 
-/** `estimated` comes last, so spreadsheets and scripts that read the earlier columns by position keep working. */
-export const CSV_HEADER = ['request_id', 'created_at', 'api_key_id', 'model', 'requested_model', 'routed_model', 'form', 'stream', 'thinking', 'status', ...PRICE_TIERS, 'total_tokens', 'amount', 'estimated'];
+/** Later columns (`estimated`, then `response_id`) come last, so spreadsheets and scripts that read the earlier columns by position keep working. */
+export const CSV_HEADER = ['request_id', 'created_at', 'api_key_id', 'model', 'requested_model', 'routed_model', 'form', 'stream', 'thinking', 'status', ...PRICE_TIERS, 'total_tokens', 'amount', 'estimated', 'response_id'];
 
 export function csvRow(item: UsageItem): string {
   const cells = [
@@ -21,6 +21,7 @@ export function csvRow(item: UsageItem): string {
     String(item.total_tokens),
     item.amount,
     String(item.estimated),
+    item.response_id ?? '',
   ];
   return `${cells.map(csvCell).join(',')}\n`;
 }

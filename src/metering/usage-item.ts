@@ -6,6 +6,8 @@ import { tierTokens, type PriceClass } from './tiers';
 
 export interface UsageItem {
   request_id: string;
+  /** The Responses form's `resp_…` id (its stored response, while kept); null for the other forms. */
+  response_id: string | null;
   api_key_id: string;
   /** The neutral catalog model. */
   model: string;
@@ -40,6 +42,7 @@ export interface UsageRow extends Omit<UsageItem, 'tiers' | 'amount' | 'created_
 export function usageItem(r: UsageRow): UsageItem {
   return {
     request_id: r.request_id,
+    response_id: r.response_id,
     api_key_id: r.api_key_id,
     model: r.model,
     requested_model: r.requested_model,

@@ -108,7 +108,7 @@ const TIER_SUMS = `price_tier,
   sum(amount_input_cache_hit)::bigint as a_hit, sum(amount_input_cache_miss)::bigint as a_miss, sum(amount_output)::bigint as a_out`;
 
 /** The columns a usage item shows (not `*`: the export parses a million of these). */
-const ITEM_COLUMNS = `id, request_id, api_key_id, model, coalesce(requested_model, model) as requested_model, routed_model, provider, form, stream, thinking, status, estimated, route_tier, price_tier,
+const ITEM_COLUMNS = `id, request_id, response_id, api_key_id, model, coalesce(requested_model, model) as requested_model, routed_model, provider, form, stream, thinking, status, estimated, route_tier, price_tier,
   tokens_input_cache_hit, tokens_input_cache_miss, tokens_output, total_tokens, amount_micros, created_at`;
 
 function checkMonth(month: string): void {

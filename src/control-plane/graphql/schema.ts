@@ -6,6 +6,7 @@ import { AuditResolver } from './audit.resolver';
 import { GuardrailResolver } from './guardrail.resolver';
 import { ModelResolver } from './model.resolver';
 import { SessionResolver } from './session.resolver';
+import { StoredResponsesResolver } from './stored-responses.resolver';
 import { UsageResolver } from './usage.resolver';
 
 export const SCHEMA_BANNER = '# Generated from the TypeGraphQL resolvers by scripts/generate.ts; do not edit.';
@@ -13,7 +14,7 @@ export const SCHEMA_BANNER = '# Generated from the TypeGraphQL resolvers by scri
 /** The control-plane schema. Resolvers are stateless; services reach them through the request context. */
 export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [SessionResolver, ApiKeyResolver, UsageResolver, ModelResolver, AuditResolver, GuardrailResolver],
+    resolvers: [SessionResolver, ApiKeyResolver, UsageResolver, ModelResolver, AuditResolver, GuardrailResolver, StoredResponsesResolver],
     validate: false,
     emitSchemaFile: false,
   });

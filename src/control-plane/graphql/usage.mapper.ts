@@ -22,6 +22,7 @@ export function toKeyUsageType(usage: KeyUsage): KeyUsageType {
 function usageRecord(item: UsageItem): UsageRecordType {
   return {
     requestId: item.request_id,
+    responseId: item.response_id,
     apiKeyId: item.api_key_id,
     model: item.model,
     requestedModel: item.requested_model,

@@ -57,6 +57,9 @@ export class UsageRecordType {
   @Field(() => String)
   requestId!: string;
 
+  @Field(() => String, { nullable: true, description: "The Responses form's resp_… id (its stored response, while kept); null for the other forms." })
+  responseId!: string | null;
+
   @Field(() => ID)
   apiKeyId!: string;
 

@@ -4,6 +4,7 @@ import { mountOperations, type OpenApiContract } from '../../http/openapi-router
 import { guardrailHandlers } from './guardrail.handlers';
 import { keyHandlers, sessionHandlers } from './key.handlers';
 import { installRestErrorHandler } from './rest-errors';
+import { storedResponsesHandlers } from './stored-responses.handlers';
 import { usageHandlers } from './usage.handlers';
 
 /** Request bodies whose rules (and messages) belong to the domain services. */
@@ -26,6 +27,7 @@ export async function installRestControlPlane(server: FastifyInstance, services:
         ...keyHandlers(services.keys, services.audit),
         ...usageHandlers(services.usage),
         ...guardrailHandlers(services.guardrailPolicies),
+        ...storedResponsesHandlers(services.storedResponses),
       },
       domainValidatedBodies: DOMAIN_VALIDATED,
       storableBodies: true,

@@ -93,6 +93,37 @@ describe('stored responses: store, previous_response_id, item_reference, retriev
     });
   }
 
+  it('keeps a streamed response; encrypted reasoning goes back to the upstream as it returned it, asked for or not', async () => {
+    const fake = gateway.fakes.anthropic;
+    fake.script({ thinking: 'Let me think.', text: 'Forty-two.' });
+    const streamed = await fetch(`${t.baseUrl}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm-anthropic', input: 'The answer?', stream: true, reasoning: { effort: 'high' } }),
+    });
+    const text = await streamed.text();
+    const completed = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { type: string; response?: { id: string; output: Array<Record<string, unknown>> } })
+      .find((event) => event.type === 'response.completed');
+    expect(completed, text.slice(0, 500)).to.not.equal(undefined);
+    const id = completed!.response!.id;
+    const reasoning = completed!.response!.output.find((item) => item.type === 'reasoning');
+    expect(reasoning, 'a reasoning item').to.not.equal(undefined);
+    expect(reasoning!.encrypted_content, 'not asked for: not shown').to.equal(undefined);
+    expect((await get(`/v1/responses/${id}`)).body.output).to.deep.equal(completed!.response!.output);
+
+    fake.script({ text: 'Still 42.' });
+    const seen = fake.requests.length;
+    const follow = await create({ model: 'm-anthropic', previous_response_id: id, input: 'Sure?', reasoning: { effort: 'high' } });
+    expect(follow.status, JSON.stringify(follow.body)).to.equal(200);
+    const upstream = fake.requests[seen]!.body as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
+    const thinking = upstream.messages[1]!.content.find((block) => block.type === 'thinking');
+    expect(thinking, JSON.stringify(upstream.messages)).to.deep.include({ thinking: 'Let me think.' });
+    expect(thinking!.signature).to.match(/^sig_fake_/);
+  });
+
   it('resolves item_reference items to the stored items they name (same account)', async () => {
     const fake = gateway.fakes.openai;
     fake.script({ text: 'The capital is Paris.' });

@@ -103,6 +103,13 @@ export interface SourceRequest {
   anthropicVersion?: string;
   /** Responses form: the caller asked for `reasoning.encrypted_content` (reasoning it can send back). */
   encryptedReasoning?: boolean;
+  /**
+   * Responses form: the gateway keeps the call (store, conversation), so a
+   * Responses upstream is asked for encrypted reasoning whether the caller
+   * asked or not: with `store: false` upstream, a follow-up can only carry
+   * reasoning as its encrypted content.
+   */
+  keepReasoning?: boolean;
   anthropicBeta?: string;
   /**
    * The caller's top-level fields (and block settings such as

@@ -1852,7 +1852,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        /** @description `{}` for an empty conversation. */
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["ConversationCreateRequest"];
             };

@@ -257,7 +257,8 @@ export class ResponsesEncoder {
         }
         if (block.signature !== '') {
           item.signature = block.signature;
-          if (this.options.relay || this.options.encryptedReasoning) value.encrypted_content = block.signature;
+          // A relayed upstream's too: the gateway may have asked for it for the stored copy only (keepReasoning).
+          if (this.options.encryptedReasoning) value.encrypted_content = block.signature;
         }
         return out + this.settle(item);
       }

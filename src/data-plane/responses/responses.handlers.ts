@@ -63,13 +63,17 @@ function responsesCodec(state: StatefulCall, stateful: StatefulResponses): FormC
 }
 
 /** A Responses-form call, for the pipeline. */
-export function responsesInbound(body: ResponsesRequest, defaultMaxTokens: number): InboundCall {
+export function responsesInbound(body: ResponsesRequest, defaultMaxTokens: number, keepReasoning = false): InboundCall {
   return {
     model: body.model,
     stream: body.stream ?? false,
     body,
     guard: guardResponsesBody,
-    decode: (guarded: RawObject) => decodeResponsesRequest(guarded as ResponsesRequest, defaultMaxTokens),
+    decode: (guarded: RawObject) => {
+      const request = decodeResponsesRequest(guarded as ResponsesRequest, defaultMaxTokens);
+      if (keepReasoning && request.source) request.source.keepReasoning = true;
+      return request;
+    },
   };
 }
 
@@ -82,7 +86,8 @@ export function responsesHandlers(pipeline: Pipeline, catalog: Catalog, stateful
       ctx.responseId = state.responseId;
       if (state.addedBytes > 0 && ctx.bodyBytes !== undefined) ctx.bodyBytes += state.addedBytes;
       const defaultMaxTokens = catalog.resolveModel(state.body.model)?.defaultMaxTokens ?? 4096;
-      const call = await pipeline.start(ctx, responsesInbound(state.body, defaultMaxTokens));
+      const keep = state.store || state.conversationId !== null;
+      const call = await pipeline.start(ctx, responsesInbound(state.body, defaultMaxTokens, keep));
       await serveCall(call, responsesCodec(state, stateful), reply, request.id, serve);
       return reply;
     },

@@ -4,7 +4,7 @@
 // conversation's last write.
 import type pg from 'pg';
 import type { RawObject } from '../canonical';
-import { keptItem, listPage, randomId, storedNotFound, type ListPage, type ListQuery } from './stored-items';
+import { checkItemIds, keptItem, listPage, randomId, storableJson, storedNotFound, type ListPage, type ListQuery } from './stored-items';
 
 export interface ConversationObject {
   id: string;
@@ -39,6 +39,7 @@ export class ConversationStore {
   ) {}
 
   async create(accountId: string, metadata: Record<string, string>, items: readonly unknown[]): Promise<ConversationObject> {
+    checkItemIds(items, 'items', {});
     const id = randomId('conv');
     const result = await this.pool.query<ConversationRow>(
       `insert into conversations (id, account_id, metadata, created_at, expires_at) values ($1, $2, $3, now(), now() + $4 * interval '1 day')
@@ -107,8 +108,11 @@ export class ConversationStore {
   }
 
   /** Adds items at the end (404 for an unknown conversation); returns them as kept. */
+  /** The Conversations API's add: an item id given twice, or one the conversation holds, is a 400 (nothing is added). */
   async addItems(accountId: string, id: string, items: readonly unknown[]): Promise<RawObject[]> {
     await this.appending.get(id);
+    await this.get(accountId, id);
+    checkItemIds(items, 'items', { taken: await this.takenIds(id, items) });
     return this.add(accountId, id, items);
   }
 
@@ -121,6 +125,14 @@ export class ConversationStore {
     const kept = items.map(keptItem);
     await this.insertItems(id, kept);
     return kept;
+  }
+
+  /** The ids among `items` the conversation already holds. */
+  private async takenIds(id: string, items: readonly unknown[]): Promise<Set<string>> {
+    const ids = items.flatMap((item) => (item && typeof item === 'object' && typeof (item as RawObject).id === 'string' ? [(item as RawObject).id as string] : []));
+    if (ids.length === 0) return new Set();
+    const result = await this.pool.query<{ item_id: string }>('select item_id from conversation_items where conversation_id = $1 and item_id = any($2::text[])', [id, ids]);
+    return new Set(result.rows.map((row) => row.item_id));
   }
 
   /**
@@ -139,12 +151,12 @@ export class ConversationStore {
   }
 
   private async insertItems(id: string, items: readonly RawObject[]): Promise<void> {
-    // Item ids are unique within a conversation: an item added again (same id) stays where it was.
+    // Item ids are unique within a conversation: a response's input naming an item the conversation holds (replayed reasoning) leaves it where it was.
     await this.pool.query(
       `insert into conversation_items (conversation_id, seq, item_id, item)
        select $1, nextval('conversation_items_seq'), x.value ->> 'id', x.value from jsonb_array_elements($2::jsonb) as x(value)
        on conflict (conversation_id, item_id) do nothing`,
-      [id, JSON.stringify(items)],
+      [id, storableJson(items)],
     );
   }
 }

@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { RawObject } from '../canonical';
-import { listPage, type ListPage, type ListQuery } from './stored-items';
+import { listPage, storableJson, type ListPage, type ListQuery } from './stored-items';
 
 export interface StoredResponseInput {
   id: string;
@@ -82,8 +82,8 @@ export class ResponseStore {
   }
 
   private async write(r: StoredResponseInput): Promise<void> {
-    const input = JSON.stringify(r.input);
-    const output = JSON.stringify(r.output);
+    const input = storableJson(r.input);
+    const output = storableJson(r.output);
     const located: { position: number; in_output: boolean; item_id: string }[] = [];
     for (let i = r.ownFrom; i < r.input.length; i++) if (typeof r.input[i]!.id === 'string') located.push({ position: i, in_output: false, item_id: String(r.input[i]!.id) });
     r.output.forEach((item, i) => {
@@ -96,13 +96,13 @@ export class ResponseStore {
       await client.query(
         `insert into stored_responses (id, account_id, api_key_id, request_id, previous_response_id, conversation_id, response, input, output, context_bytes, created_at, expires_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), now() + $11 * interval '1 day')`,
-        [r.id, r.accountId, r.apiKeyId, r.requestId, r.previousResponseId, r.conversationId, JSON.stringify(r.response), input, output, Buffer.byteLength(input) + Buffer.byteLength(output), this.options.retentionDays],
+        [r.id, r.accountId, r.apiKeyId, r.requestId, r.previousResponseId, r.conversationId, storableJson(r.response), input, output, Buffer.byteLength(input) + Buffer.byteLength(output), this.options.retentionDays],
       );
       if (located.length > 0) {
         await client.query(
           `insert into stored_items (response_id, position, in_output, account_id, item_id)
            select $1, x.position, x.in_output, $2, x.item_id from jsonb_to_recordset($3::jsonb) as x(position int, in_output boolean, item_id text)`,
-          [r.id, r.accountId, JSON.stringify(located)],
+          [r.id, r.accountId, storableJson(located)],
         );
       }
       await client.query('commit');

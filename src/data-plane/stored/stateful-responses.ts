@@ -12,7 +12,7 @@ import type { RawObject } from '../canonical';
 import type { ResponsesRequest } from '../responses/responses.decoder';
 import type { ConversationStore } from './conversation-store';
 import type { ResponseStore } from './response-store';
-import { MAX_CONTEXT_ITEMS, contextItem, inputItems, jsonBytes, keptItem, randomId, storedNotFound } from './stored-items';
+import { MAX_CONTEXT_ITEMS, checkItemIds, contextItem, inputItems, jsonBytes, keptItem, randomId, replayable, storedNotFound } from './stored-items';
 
 /** What a Responses call carries of stored state, from its request to its reply. */
 export interface StatefulCall {
@@ -62,6 +62,7 @@ export class StatefulResponses {
     }
     const state: StatefulCall = { responseId: randomId('resp'), store: body.store !== false, previousResponseId, conversationId, body, context: [], addedBytes: 0 };
     const own = inputItems(body.input);
+    if (state.store || conversationId !== null) checkItemIds(own, 'input', null);
     const references = own.some((item) => isObject(item) && item.type === 'item_reference');
     if (previousResponseId === null && conversationId === null && !references) return state;
 
@@ -75,7 +76,7 @@ export class StatefulResponses {
       state.addedBytes += jsonBytes(state.context);
     }
     const resolved = references ? await this.resolveReferences(accountId, own, state) : own;
-    const input = state.context.map(contextItem);
+    const input = state.context.filter(replayable).map(contextItem);
     for (const item of resolved) input.push(item);
     if (input.length > MAX_CONTEXT_ITEMS) {
       throw invalid('input', `input: with its stored context the input holds ${input.length} items; at most ${MAX_CONTEXT_ITEMS} are taken`);
@@ -101,12 +102,13 @@ export class StatefulResponses {
     });
     const found = await this.responses.items(accountId, ids);
     for (const item of state.context) if (typeof item.id === 'string' && !found.has(item.id)) found.set(item.id, item);
-    return own.map((item, i) => {
-      if (!isObject(item) || item.type !== 'item_reference') return item;
+    return own.flatMap((item, i) => {
+      if (!isObject(item) || item.type !== 'item_reference') return [item];
       const stored = found.get(String(item.id));
       if (stored === undefined) throw storedNotFound('item_not_found', `Item with id '${String(item.id)}' not found.`, `input[${i}].id`);
+      if (!replayable(stored)) return [];
       state.addedBytes += jsonBytes(stored);
-      return contextItem(stored);
+      return [contextItem(stored)];
     });
   }
 

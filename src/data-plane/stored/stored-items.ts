@@ -1,7 +1,7 @@
 // Items as the gateway keeps them (stored responses, conversations) and as
 // it hands them back as context. Pure: no database.
 import { randomBytes } from 'node:crypto';
-import { AppError } from '../../errors';
+import { AppError, invalid } from '../../errors';
 import { isObject } from '../body-walk';
 import type { RawObject } from '../canonical';
 
@@ -15,6 +15,25 @@ import type { RawObject } from '../canonical';
 export const MAX_CONTEXT_ITEMS = 10_000;
 /** Items one Conversations API call may add (OpenAI's own bound is 20). */
 export const MAX_ITEMS_PER_ADD = 1_000;
+/** The longest item id a caller may give an item the gateway keeps (the gateway's own are at most 40). */
+export const MAX_ITEM_ID_LENGTH = 120;
+
+/**
+ * The caller's own item ids, checked before anything is kept (or an upstream
+ * called): at most MAX_ITEM_ID_LENGTH characters, and (`unique`) none twice,
+ * nor one `taken` already. A 400 names `<list>[i].id`.
+ */
+export function checkItemIds(items: readonly unknown[], list: string, unique: { taken?: ReadonlySet<string> } | null): void {
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    if (!isObject(item) || typeof item.id !== 'string' || item.type === 'item_reference') return;
+    const field = `${list}[${i}].id`;
+    if (item.id.length > MAX_ITEM_ID_LENGTH) throw invalid(field, `${field}: an item id is at most ${MAX_ITEM_ID_LENGTH} characters`);
+    if (!unique) return;
+    if (seen.has(item.id) || unique.taken?.has(item.id)) throw invalid(field, `${field}: the conversation already holds an item with id '${item.id}'`, 'duplicate_item_id');
+    seen.add(item.id);
+  });
+}
 
 /**
  * A stored object the caller named and may not have: a 404 in OpenAI's shape
@@ -73,9 +92,34 @@ export function inputItems(input: unknown): unknown[] {
 export function contextItem(item: unknown): unknown {
   if (!isObject(item)) return item;
   const type = item.type ?? 'message';
+  if (type === 'reasoning') return item;
   if (type !== 'message' && type !== 'function_call_output' && type !== 'custom_tool_call_output') return item;
   const { id: _id, status: _status, ...rest } = item;
   return rest;
+}
+
+/** A lone surrogate escape or NUL in JSON text: jsonb refuses both. */
+const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
+const UNPAIRED = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\u0000/g;
+
+/**
+ * JSON text PostgreSQL's jsonb takes: a NUL or half a surrogate pair in a
+ * string (which a caller's JSON may hold, and an upstream then read) becomes
+ * U+FFFD. Only text that has one pays for the second pass.
+ */
+export function storableJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  if (!UNSTORABLE_ESCAPE.test(text)) return text;
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? v.replace(UNPAIRED, '\ufffd') : v));
+}
+
+/**
+ * Whether a kept item can go back upstream: reasoning only with its
+ * encrypted content (a Responses upstream called with `store: false` looks
+ * up a bare reasoning id and fails; other protocols need the signature).
+ */
+export function replayable(item: unknown): boolean {
+  return !isObject(item) || item.type !== 'reasoning' || (typeof item.encrypted_content === 'string' && item.encrypted_content !== '');
 }
 
 /** Byte length of the JSON of `value` (what it adds to a request body). */

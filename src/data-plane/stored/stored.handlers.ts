@@ -1,5 +1,6 @@
 // Retrieval of stored responses and the Conversations API: transport only,
 // every call scoped to the key's account.
+import { unstorableError, unstorableText } from '../../http/storable-text';
 import { authenticatedKey, type DataPlaneHandler } from '../http/data-plane';
 import type { RawObject } from '../canonical';
 import type { StatefulResponses } from './stateful-responses';
@@ -16,6 +17,13 @@ function listQuery(query: Record<string, unknown>): ListQuery {
 }
 
 const metadataOf = (value: unknown): Record<string, string> => (value && typeof value === 'object' ? (value as Record<string, string>) : {});
+
+/** A body the Conversations API keeps: text PostgreSQL cannot store is a 400 naming its field. */
+function storable<T>(body: T): T {
+  const bad = unstorableText(body);
+  if (bad) throw unstorableError(bad);
+  return body;
+}
 
 export function storedHandlers(stateful: StatefulResponses): Record<string, DataPlaneHandler> {
   const { responses, conversations } = stateful;
@@ -36,19 +44,19 @@ export function storedHandlers(stateful: StatefulResponses): Record<string, Data
       return page;
     },
     createConversation: async ({ request, body }) => {
-      const input = (body ?? {}) as { items?: unknown[] | null; metadata?: unknown };
+      const input = storable(body ?? {}) as { items?: unknown[] | null; metadata?: unknown };
       return conversations.create(account(request), metadataOf(input.metadata), input.items ?? []);
     },
     getConversation: async ({ request, params }) => conversations.get(account(request), params.conversation_id!),
     updateConversation: async ({ request, params, body }) =>
-      conversations.update(account(request), params.conversation_id!, metadataOf((body as RawObject).metadata)),
+      conversations.update(account(request), params.conversation_id!, metadataOf(storable(body as RawObject).metadata)),
     deleteConversation: async ({ request, params }) => {
       await conversations.delete(account(request), params.conversation_id!);
       return { id: params.conversation_id, object: 'conversation.deleted', deleted: true };
     },
     listConversationItems: async ({ request, params, query }) => conversations.listItems(account(request), params.conversation_id!, listQuery(query)),
     createConversationItems: async ({ request, params, body }) => {
-      const items = (body as { items: unknown[] }).items.slice(0, MAX_ITEMS_PER_ADD);
+      const items = storable(body as { items: unknown[] }).items.slice(0, MAX_ITEMS_PER_ADD);
       const added = await conversations.addItems(account(request), params.conversation_id!, items);
       return {
         object: 'list',

@@ -16,6 +16,9 @@ import { isRecord } from '../upstream-http';
 export function responsesBody(request: CanonicalRequest, deployment: Deployment): RawObject {
   const source = request.source!.body;
   const body: RawObject = { ...source, model: deployment.model, store: false, stream: request.stream };
+  if (request.source!.keepReasoning && !request.source!.encryptedReasoning) {
+    body.include = [...(Array.isArray(source.include) ? (source.include as unknown[]) : []), 'reasoning.encrypted_content'];
+  }
   // One output bound: the max_output_tokens reserved for (the caller's, or lowered), or where the caller set none, the one credit was reserved for.
   if (source.max_output_tokens != null || request.boundOutput) body.max_output_tokens = request.maxTokens;
   const reasoning = isRecord(source.reasoning) ? source.reasoning : undefined;

@@ -301,7 +301,7 @@ describe('fuzz: every endpoint keeps its contract under random input', function 
       fc.constant({ authorization: 'Bearer tsxt-invalid' }),
     );
     const setup: Setup = {
-      surface: (path, headers) => (path.startsWith('/v1/chat/') || path.startsWith('/v1/responses') ? 'openai' : path.startsWith('/v1/models') ? (headers['anthropic-version'] ? 'anthropic' : 'openai') : 'anthropic'),
+      surface: (path, headers) => (path.startsWith('/v1/chat/') || path.startsWith('/v1/responses') || path.startsWith('/v1/conversations') ? 'openai' : path.startsWith('/v1/models') ? (headers['anthropic-version'] ? 'anthropic' : 'openai') : 'anthropic'),
       auth,
       pathBias: { model_id: fc.constantFrom(...MODELS, 'no-such-model') },
       queryBias: { after_id: fc.constantFrom(...MODELS), before_id: fc.constantFrom(...MODELS) },

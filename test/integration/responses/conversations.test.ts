@@ -96,6 +96,32 @@ describe('conversations: the Conversations API and conversation on /v1/responses
     expect((await call('GET', `/v1/conversations/${id}/items`)).body.data).to.have.length(1);
   });
 
+  it('refuses text PostgreSQL cannot keep with a 400 naming the field; a response holding it is kept with U+FFFD', async () => {
+    const refused = await call('POST', '/v1/conversations', '{"metadata":{"k":"\\ud800"}}');
+    expect(refused.status).to.equal(400);
+    expect(refused.body.error.param).to.equal('metadata.k');
+    const response = await call('POST', '/v1/responses', '{"model":"m-mock","input":"half a pair \\ud800 and a NUL \\u0000"}');
+    expect(response.status).to.equal(200);
+    const items = await call('GET', `/v1/responses/${response.body.id}/input_items`);
+    expect(items.status).to.equal(200);
+    expect(items.body.data[0].content[0].text).to.equal('half a pair \ufffd and a NUL \ufffd');
+  });
+
+  it('refuses item ids given twice, already held, or too long (400 naming the item); nothing is added', async () => {
+    const twice = await call('POST', '/v1/conversations', { items: [{ role: 'user', content: 'x', id: 'same' }, { role: 'user', content: 'y', id: 'same' }] });
+    expect(twice.status).to.equal(400);
+    expect(twice.body.error.param).to.equal('items[1].id');
+    const conversation = (await call('POST', '/v1/conversations', { items: [{ role: 'user', content: 'x', id: 'msg_dup' }] })).body.id as string;
+    const again = await call('POST', `/v1/conversations/${conversation}/items`, { items: [{ role: 'user', content: 'new' }, { role: 'user', content: 'again', id: 'msg_dup' }] });
+    expect(again.status).to.equal(400);
+    expect(again.body.error).to.include({ param: 'items[1].id', code: 'duplicate_item_id' });
+    const long = await call('POST', `/v1/conversations/${conversation}/items`, { items: [{ role: 'user', content: 'x', id: 'm'.repeat(200) }] });
+    expect(long.status).to.equal(400);
+    expect(long.body.error.param).to.equal('items[0].id');
+    const items = await call('GET', `/v1/conversations/${conversation}/items`);
+    expect(items.body.data.map((item: { content: Array<{ text: string }> }) => item.content[0]!.text)).to.deep.equal(['x']);
+  });
+
   it('reads a conversation as context and adds the call’s input and output to it', async () => {
     const conversation = (await call('POST', '/v1/conversations', {})).body.id as string;
     const fake = gateway.fakes.anthropic;

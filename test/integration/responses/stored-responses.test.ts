@@ -124,6 +124,37 @@ describe('stored responses: store, previous_response_id, item_reference, retriev
     expect(thinking!.signature).to.match(/^sig_fake_/);
   });
 
+  it('asks a Responses upstream for encrypted reasoning when storing, hides it from a client that did not ask, and replays it', async () => {
+    const fake = gateway.fakes.responses!;
+    fake.script({ thinking: 'Weighing it.', text: 'Blue.' });
+    const seen = fake.requests.length;
+    const first = await create({ model: 'm-responses', input: 'Favourite colour?' });
+    expect(first.status, JSON.stringify(first.body)).to.equal(200);
+    expect(fake.requests[seen]!.body).to.deep.include({ store: false, include: ['reasoning.encrypted_content'] });
+    const reasoning = (first.body.output as Array<Record<string, unknown>>).find((item) => item.type === 'reasoning')!;
+    expect(reasoning.encrypted_content).to.equal(undefined);
+
+    fake.script({ text: 'Still blue.' });
+    const follow = await create({ model: 'm-responses', input: [{ type: 'item_reference', id: reasoning.id }, { role: 'user', content: 'Sure?' }] });
+    expect(follow.status, JSON.stringify(follow.body)).to.equal(200);
+    const replayed = (fake.requests[fake.requests.length - 1]!.body.input as Array<Record<string, unknown>>).find((item) => item.type === 'reasoning');
+    expect(replayed).to.deep.include({ id: reasoning.id });
+    expect(replayed!.encrypted_content).to.match(/^enc_fake_/);
+
+    const unstored = fake.requests.length;
+    fake.script({ text: 'ok' });
+    await create({ model: 'm-responses', input: 'no keeping', store: false });
+    expect(fake.requests[unstored]!.body.include).to.equal(undefined);
+  });
+
+  it('refuses an item id it could not keep (over 120 characters) with a 400 naming it, before any upstream call', async () => {
+    const seen = gateway.fakes.openai.requests.length;
+    const long = await create({ model: 'm-openai', input: [{ type: 'message', role: 'user', content: 'hi', id: 'm'.repeat(121) }] });
+    expect(long.status).to.equal(400);
+    expect(long.body.error.param).to.equal('input[0].id');
+    expect(gateway.fakes.openai.requests.length).to.equal(seen);
+  });
+
   it('resolves item_reference items to the stored items they name (same account)', async () => {
     const fake = gateway.fakes.openai;
     fake.script({ text: 'The capital is Paris.' });

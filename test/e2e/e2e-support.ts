@@ -102,6 +102,8 @@ export function e2eCatalog(upstreams: { anthropic?: FakeUpstream; openai?: FakeU
       {
         name: 'm-responses',
         display_name: 'OpenAI Responses via fake',
+        // The built-in catalog's general model name, as the Vercel AI SDK's docs-style call names it.
+        aliases: ['tsxt-general'],
         routes: allTiers({ provider: 'fake-gpt-responses', model: 'gpt-fake-responses' }),
       },
     ],
@@ -270,4 +272,99 @@ export async function expectApiError<E extends ClientApiError>(
   expect(requestId).to.match(/^req_/);
   expect(error.requestID).to.equal(requestId);
   return { error, requestId };
+}
+
+/** One request an official client sent to the gateway, as `recordingFetch` saw it. */
+export interface SentRequest {
+  method: string;
+  /** Path and query, e.g. `/v1/responses`. */
+  path: string;
+  /** The parsed JSON body (undefined without one). */
+  body: any;
+}
+
+/**
+ * A `fetch` for a client's options that keeps what the client sends before
+ * passing it on: the tests tell what the client asked of the gateway (an
+ * `item_reference`, a `previous_response_id`) apart from what the upstream got.
+ */
+export function recordingFetch(): { fetch: typeof fetch; sent: SentRequest[] } {
+  const sent: SentRequest[] = [];
+  const recording: typeof fetch = (input, init) => {
+    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+    const raw = typeof init?.body === 'string' ? init.body : undefined;
+    sent.push({ method: init?.method ?? 'GET', path: `${url.pathname}${url.search}`, body: raw === undefined ? undefined : parseJson(raw) });
+    return fetch(input, init);
+  };
+  return { fetch: recording, sent };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The wire protocols the fake upstreams speak. */
+export type UpstreamProtocol = 'anthropic' | 'openai' | 'responses';
+
+/**
+ * The conversation an upstream request carries, one line per turn part in
+ * order, the same whatever the protocol: `user:<text>`, `assistant:<text>`,
+ * `call:<call id>:<tool name>`, `result:<call id>:<output>`, and
+ * `ref:<id>` for an `item_reference` left in a Responses input. System and
+ * developer text and reasoning are left out. The stateful tests compare it
+ * with the conversation the client had, so a turn the gateway dropped,
+ * reordered or left as a reference shows as a difference.
+ */
+export function transcript(protocol: UpstreamProtocol, body: any): string[] {
+  const lines: string[] = [];
+  const text = (content: unknown): string =>
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('')
+        : '';
+  const said = (role: string, content: unknown): void => {
+    const words = text(content);
+    if (words !== '' && (role === 'user' || role === 'assistant')) lines.push(`${role}:${words}`);
+  };
+  switch (protocol) {
+    case 'responses': {
+      const input: any[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : (body.input ?? []);
+      for (const item of input) {
+        if (item.type === 'function_call') lines.push(`call:${item.call_id}:${item.name}`);
+        else if (item.type === 'function_call_output') lines.push(`result:${item.call_id}:${text(item.output)}`);
+        else if (item.type === 'item_reference') lines.push(`ref:${item.id}`);
+        else if (item.role !== undefined) said(item.role, item.content);
+      }
+      break;
+    }
+    case 'openai':
+      for (const message of body.messages ?? []) {
+        if (message.role === 'tool') {
+          lines.push(`result:${message.tool_call_id}:${text(message.content)}`);
+          continue;
+        }
+        said(message.role, message.content);
+        for (const call of message.tool_calls ?? []) lines.push(`call:${call.id}:${call.function.name}`);
+      }
+      break;
+    case 'anthropic':
+      for (const message of body.messages ?? []) {
+        if (typeof message.content === 'string') {
+          said(message.role, message.content);
+          continue;
+        }
+        for (const block of message.content) {
+          if (block.type === 'text') said(message.role, block.text);
+          else if (block.type === 'tool_use') lines.push(`call:${block.id}:${block.name}`);
+          else if (block.type === 'tool_result') lines.push(`result:${block.tool_use_id}:${text(block.content)}`);
+        }
+      }
+      break;
+  }
+  return lines;
 }

@@ -98,7 +98,8 @@ export async function reachableBinaries(bundled: PostgresBinaries, systemDir: st
   return { ...bundled, dir };
 }
 
-async function mirror(from: string, to: string): Promise<void> {
+/** Makes `to` (which must not exist below) a tree of `from`'s folders (0755), symlinks, and hard links to its files (copies across file systems). */
+export async function mirror(from: string, to: string): Promise<void> {
   for (const entry of await readdir(from, { withFileTypes: true })) {
     const source = path.join(from, entry.name);
     const target = path.join(to, entry.name);

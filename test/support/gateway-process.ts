@@ -2,6 +2,7 @@
 // on plain Node, built once per test run — in a child process of its own
 // process group, for tests that signal or kill it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { buildGateway } from '../../scripts/build-gateway';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -24,9 +25,15 @@ export interface GatewayProcess {
   exited: Promise<number | string>;
 }
 
-export async function startGateway(env: Record<string, string>): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, await gatewayArgv(), {
-    cwd: ROOT,
+/** The bundle `npm start` runs, built once per test run (for tests that copy it into a checkout of their own). */
+export async function gatewayBundle(): Promise<string> {
+  return (await gatewayArgv())[0]!;
+}
+
+/** `checkout`: run that folder's dist/main.mjs with it as the working directory instead of this repository's. */
+export async function startGateway(env: Record<string, string>, checkout?: string): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, checkout === undefined ? await gatewayArgv() : [path.join(checkout, 'dist', 'main.mjs')], {
+    cwd: checkout ?? ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

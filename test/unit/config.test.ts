@@ -14,6 +14,7 @@ describe('config', () => {
     expect(config.headersTimeoutMs).to.equal(15_000);
     expect(config.requestTimeoutMs).to.equal(60_000);
     expect(config.usageSyncCommit, 'usage batches wait for the WAL flush').to.equal(true);
+    expect(config.systemDataDir, 'where root keeps a cluster the postgres user could not reach').to.equal('/var/lib/tsxt-gateway');
   });
 
   it('reads GATEWAY_TRUSTED_PROXIES as IPs and CIDRs, none by default', () => {
@@ -55,6 +56,7 @@ describe('config', () => {
     ['GATEWAY_USAGE_SYNC_COMMIT', 'maybe'],
     ['GATEWAY_TRUSTED_PROXIES', 'my-load-balancer'],
     ['GATEWAY_TRUSTED_PROXIES', '10.0.0.0/33'],
+    ['GATEWAY_SYSTEM_DATA_DIR', 'var/lib/gw'],
   ];
   for (const [name, value] of bad) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {

@@ -8,13 +8,14 @@
 // has its own suite (codex-cli.test.ts).
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
-import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents';
+import { OpenAIProvider, Runner, setTracingDisabled } from '@openai/agents';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import type { ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { TestAccount, TestApp } from '../support/app';
 import type { FakeUpstream } from '../support/fake-upstreams';
 import { startKeyedGateway, usageDetail, type KeyedGateway } from './e2e-support';
+import { weatherAgent } from './weather-agent';
 
 type Kind = 'mock' | 'anthropic' | 'openai' | 'responses';
 
@@ -211,21 +212,6 @@ describe('e2e: the Responses form (POST /v1/responses)', function () {
 
   describe('the OpenAI Agents SDK (default Responses mode)', () => {
     before(() => setTracingDisabled(true));
-
-    function weatherAgent(model: string, asked: string[]) {
-      const getWeather = tool({
-        name: 'get_weather',
-        description: 'Weather for a city',
-        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
-        strict: true,
-        execute: (input) => {
-          const { city } = input as { city: string };
-          asked.push(city);
-          return `${city}: 18°C, light rain`;
-        },
-      });
-      return new Agent({ name: 'Weather desk', instructions: 'Answer weather questions with the tool.', model, tools: [getWeather] });
-    }
 
     const runner = () => new Runner({ modelProvider: new OpenAIProvider({ openAIClient: openai() }) });
 

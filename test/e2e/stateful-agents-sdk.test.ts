@@ -11,17 +11,18 @@
 // our client (the same thing setDefaultOpenAIClient does, without changing
 // process-wide defaults other suites run with); the session gets the client
 // too.
-import { Agent, OpenAIConversationsSession, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents';
+import { OpenAIConversationsSession, OpenAIProvider, Runner, setTracingDisabled } from '@openai/agents';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import type { FakeUpstream } from '../support/fake-upstreams';
 import { expectApiError, recordingFetch, startKeyedGateway, transcript, type KeyedGateway, type SentRequest } from './e2e-support';
+import { forecast, weatherAgent } from './weather-agent';
 
 type Protocol = 'responses' | 'anthropic';
 const MODEL: Record<Protocol, string> = { responses: 'm-responses', anthropic: 'm-anthropic' };
 const PROTOCOLS: Protocol[] = ['responses', 'anthropic'];
 
-const TOOL_OUTPUT = 'Hangzhou: 18°C, light rain';
+const TOOL_OUTPUT = forecast('Hangzhou');
 
 describe('e2e: stateful Responses through the OpenAI Agents SDK', function () {
   this.timeout(60_000);
@@ -49,20 +50,6 @@ describe('e2e: stateful Responses through the OpenAI Agents SDK', function () {
     const runner = new Runner({ modelProvider: new OpenAIProvider({ openAIClient: client }) });
     const responsesCalls = (): SentRequest[] => sent.filter((request) => request.method === 'POST' && request.path === '/v1/responses');
     return { client, runner, sent, responsesCalls };
-  }
-
-  function weatherAgent(model: string, asked: string[]) {
-    const getWeather = tool({
-      name: 'get_weather',
-      description: 'Weather for a city',
-      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
-      strict: true,
-      execute: (input) => {
-        asked.push((input as { city: string }).city);
-        return TOOL_OUTPUT;
-      },
-    });
-    return new Agent({ name: 'Weather desk', instructions: 'Answer weather questions with the tool.', model, tools: [getWeather] });
   }
 
   const upstreamTurns = (protocol: Protocol): string[] => transcript(protocol, fake(protocol).requests.at(-1)!.body);

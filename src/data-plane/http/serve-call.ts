@@ -23,6 +23,12 @@ export interface FormCodec {
   errorForm: ErrorForm;
   plain(call: Call, answer: ResponseCollector, usage: ResponseUsage): unknown;
   stream(call: Call): StreamWriter;
+  /**
+   * Resolves when what encoding the final answer started writing (a stored
+   * response) is committed; the reply's last bytes wait for it, so the
+   * caller's next call finds it on any instance.
+   */
+  settled?(): Promise<unknown>;
 }
 
 /**
@@ -111,8 +117,8 @@ async function servePlain(call: Call, codec: FormCodec, reply: CallReply): Promi
     await call.finish('upstream_error', 'reply_failed');
     throw replyFailed(error);
   }
-  // The usage record is committed before the reply is sent (DESIGN §9).
-  await call.finish(call.stopReason === 'refusal' ? 'blocked' : 'ok');
+  // The usage record (and a stored response) is committed before the reply is sent (DESIGN §9).
+  await Promise.all([call.finish(call.stopReason === 'refusal' ? 'blocked' : 'ok'), codec.settled?.()]);
   await reply.code(200).headers(headers).send(body);
 }
 
@@ -143,7 +149,7 @@ async function serveStream(call: Call, codec: FormCodec, reply: CallReply, reque
         started = true;
         // The closing events are encoded before the record says the call was answered.
         const closing = writer.finish(e, await call.finalUsage());
-        await call.finish(e.stopReason === 'refusal' ? 'blocked' : 'ok');
+        await Promise.all([call.finish(e.stopReason === 'refusal' ? 'blocked' : 'ok'), codec.settled?.()]);
         await write(reply, closing, stallMs);
         break;
       }

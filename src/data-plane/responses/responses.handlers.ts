@@ -21,8 +21,9 @@ const stateEcho = (state: StatefulCall): RawObject => ({
   conversation: state.conversationId === null ? null : { id: state.conversationId },
 });
 
-/** A Responses call's encoders; the final Response is kept (store) and added to its conversation beside the reply. */
+/** A Responses call's encoders; the final Response is kept (store) and added to its conversation before the reply ends. */
 function responsesCodec(state: StatefulCall, stateful: StatefulResponses): FormCodec {
+  let kept: Promise<unknown> = Promise.resolve();
   const options = (call: Call): ResponsesEncoderOptions => {
     const source = call.request.source;
     const keep = state.store || state.conversationId !== null;
@@ -36,14 +37,16 @@ function responsesCodec(state: StatefulCall, stateful: StatefulResponses): FormC
       state: stateEcho(state),
       ...(keep
         ? {
-            onFinal: (response: RawObject, output: RawObject[]) =>
-              stateful.keep({ accountId: call.accountId, apiKeyId: call.apiKeyId, requestId: call.requestId }, state, source?.body.input, response, output),
+            onFinal: (response: RawObject, output: RawObject[]) => {
+              kept = stateful.keep({ accountId: call.accountId, apiKeyId: call.apiKeyId, requestId: call.requestId }, state, source?.body.input, response, output);
+            },
           }
         : {}),
     };
   };
   return {
     errorForm: 'openai',
+    settled: () => kept,
     plain: (call, answer, usage) => {
       const relay = relaysResponses(call);
       const base = options(call);

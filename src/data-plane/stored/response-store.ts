@@ -1,9 +1,11 @@
 // Stored Responses-form responses (OpenAI's `store`, on by default), in
 // plain SQL on the hot-path pool. Every read and delete filters by the
 // caller's account: another account's id is as unknown as one never made.
-// A write runs beside the reply (never before it) with synchronous_commit
-// off; a follow-up in this process that names a response still being
-// written waits for that write rather than missing it.
+// A write runs beside the usage record's commit, with synchronous_commit
+// off, and the reply's last bytes wait for it: a follow-up on any instance
+// finds the response. One in this process that names a response still
+// being written (a client that read the id early from a stream) waits for
+// that write rather than missing it.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { RawObject } from '../canonical';

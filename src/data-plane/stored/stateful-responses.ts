@@ -2,8 +2,9 @@
 // `previous_response_id`, `conversation` and `item_reference` items become
 // the stored items they name (same account only), so routing, the credit
 // reservation, guardrails and the upstream all see the whole input, in the
-// body, as if the caller had sent it. After the reply, the call is kept
-// (unless `store: false`) and a conversation grows by its input and output.
+// body, as if the caller had sent it. Before the reply's last bytes, the call
+// is kept (unless `store: false`) and a conversation grows by its input and
+// output.
 import type { Logger } from 'pino';
 import { AppError, invalid } from '../../errors';
 import { BODY_LIMIT } from '../../http/body-allowance';
@@ -113,16 +114,20 @@ export class StatefulResponses {
   }
 
   /**
-   * Keeps an answered call (store) and grows its conversation, beside the
-   * reply: `guardedInput` is the input after input guardrails, `output` the
-   * output items with encrypted reasoning as the upstream returned it.
+   * Keeps an answered call (store) and grows its conversation:
+   * `guardedInput` is the input after input guardrails, `output` the output
+   * items with encrypted reasoning as the upstream returned it. Resolves
+   * (never rejects: a failed write is logged) when both writes are
+   * committed; the reply waits for it, so a follow-up that reaches another
+   * instance finds what this one answered.
    */
-  keep(owner: Owner, state: StatefulCall, guardedInput: unknown, response: RawObject, output: RawObject[]): void {
+  keep(owner: Owner, state: StatefulCall, guardedInput: unknown, response: RawObject, output: RawObject[]): Promise<unknown> {
     const items = inputItems(guardedInput);
     const input = state.context.slice();
     for (let i = state.context.length; i < items.length; i++) input.push(keptItem(items[i]));
+    const writes: Promise<unknown>[] = [];
     if (state.store) {
-      void this.responses.save({
+      writes.push(this.responses.save({
         id: state.responseId,
         accountId: owner.accountId,
         apiKeyId: owner.apiKeyId,
@@ -133,14 +138,17 @@ export class StatefulResponses {
         input,
         ownFrom: state.context.length,
         output,
-      });
+      }));
     }
     if (state.conversationId !== null) {
       const added = input.slice(state.context.length);
       for (const item of output) added.push(item);
-      this.conversations.append(owner.accountId, state.conversationId, added).catch((error: unknown) =>
-        this.logger.error({ err: error, request_id: owner.requestId, conversation_id: state.conversationId }, 'could not add a response to its conversation'),
+      writes.push(
+        this.conversations.append(owner.accountId, state.conversationId, added).catch((error: unknown) =>
+          this.logger.error({ err: error, request_id: owner.requestId, conversation_id: state.conversationId }, 'could not add a response to its conversation'),
+        ),
       );
     }
+    return Promise.all(writes);
   }
 }

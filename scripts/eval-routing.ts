@@ -10,7 +10,7 @@
 // The test split is reported, never tuned on: scripts/train-routing.ts reads
 // only train and dev. The unit tests import `evaluate` to hold the targets.
 import { fileURLToPath } from 'node:url';
-import type { CanonicalRequest } from '../src/data-plane/canonical';
+import type { CanonicalRequest } from '../src/core/canonical';
 import { BUILTIN_PRICES, builtinCatalogJson } from '../src/routing/builtin-catalog';
 import { TIERS, type AssessmentThresholds, type Tier } from '../src/routing/catalog.types';
 import { DEFAULT_ASSESSMENT_THRESHOLDS, assessComplexity, type Assessment } from '../src/routing/complexity';

@@ -4,7 +4,7 @@
 // unchanged and an untouched request costs no copy.
 import type { InputInspector } from '../guardrails/guardrail-engine';
 import { tooDeep } from '../http/openapi-router';
-import type { RawObject } from './canonical';
+import type { RawObject } from '../core/canonical';
 
 export function isObject(value: unknown): value is RawObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -16,7 +16,7 @@ import type { CircuitBreaker } from '../routing/circuit-breaker';
 import { assessComplexity } from '../routing/complexity';
 import { boundByEffort } from '../routing/effort';
 import { Call, usageInput, type CallContext, type CallIdentity, type RouteInfo } from './call';
-import type { CanonicalEvent, CanonicalRequest, RawObject } from './canonical';
+import type { CanonicalEvent, CanonicalRequest, RawObject } from '../core/canonical';
 
 export interface PipelineDeps {
   catalog: Catalog;

@@ -28,7 +28,7 @@
 // a string seen before (the done event that repeats a streamed text) becomes
 // what it became then, without counting its matches twice.
 import { OPAQUE_KEYS } from '../data-plane/body-walk';
-import type { CanonicalEvent } from '../data-plane/canonical';
+import type { CanonicalEvent } from '../core/canonical';
 import type { ActivePolicy } from './guardrail-policy';
 import { editStrings } from './json-strings';
 import { TextChannel, type RawStream, type StreamEvent, type TextKind } from './text-channel';

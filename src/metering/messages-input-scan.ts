@@ -3,7 +3,7 @@
 // reference, container uploads, citations, structured output and
 // `cache_control` breakpoints.
 import { isObject } from '../data-plane/body-walk';
-import type { RawObject } from '../data-plane/canonical';
+import type { RawObject } from '../core/canonical';
 import type { InputScan } from './input-scan';
 import { FETCH_RESULT_OVERHEAD_TOKENS, InputScanner, positiveInteger } from './input-scanner';
 

@@ -3,7 +3,7 @@
 // hosted tools, stored prompts and context, `max_tool_calls`, files, images,
 // screenshots and generated images in the input items.
 import { isObject } from '../data-plane/body-walk';
-import type { RawObject } from '../data-plane/canonical';
+import type { RawObject } from '../core/canonical';
 import type { InputScan } from './input-scan';
 import { FILE_SEARCH_RESULT_TOKENS, InputScanner, positiveInteger, textBytes } from './input-scanner';
 

@@ -1,7 +1,7 @@
 // From raw upstream tokens to the six billed tiers and the amount of one call
 // (DESIGN §9). Pure: the usage recorder stores what these return, and every
 // aggregate is a sum of stored results, so reports agree item by item.
-import type { UpstreamUsage } from '../data-plane/canonical';
+import type { UpstreamUsage } from '../core/canonical';
 import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../routing/catalog.types';
 import { assertTokenCount, mulCeil, toSafeNumber } from './decimal';
 

@@ -26,7 +26,7 @@
 //   may write the prompt cache (`cache_control`) at the deployment's write
 //   factor.
 import { anthropicMaxTokens } from '../providers/anthropic/anthropic-request.mapper';
-import type { CanonicalRequest } from '../data-plane/canonical';
+import type { CanonicalRequest } from '../core/canonical';
 import type { Catalog, Decimal, Deployment, PriceTier, UnifyFactors } from '../routing/catalog.types';
 import { mulCeil } from './decimal';
 import { ALLOWANCE_KINDS, DEFAULT_INPUT_ALLOWANCES, largestAllowance } from './input-allowances';

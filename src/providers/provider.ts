@@ -1,4 +1,4 @@
-import type { CanonicalEvent, CanonicalRequest } from '../data-plane/canonical';
+import type { CanonicalEvent, CanonicalRequest } from '../core/canonical';
 import type { Deployment } from '../routing/catalog.types';
 import type { SentRequest } from './sent-request';
 

@@ -4,7 +4,7 @@
 // through is the caller's own but for the redacted texts.
 import type { InputInspector } from '../../guardrails/guardrail-engine';
 import { editItems, guardOpenAiContent, inspectJsonText, isObject, withField } from '../body-walk';
-import type { RawObject } from '../canonical';
+import type { RawObject } from '../../core/canonical';
 
 export function guardChatBody<T extends RawObject>(body: T, inspect: InputInspector): T {
   const { messages } = body;

@@ -2,7 +2,7 @@
 // numbers as the other forms), the request fields it echoes, and what the
 // encoder is told about the call.
 import type { ResponseUsage } from '../../metering/tiers';
-import type { CanonicalTool, RawObject } from '../canonical';
+import type { CanonicalTool, RawObject } from '../../core/canonical';
 import { isObject } from '../body-walk';
 
 /** Responses-form usage: the unified counts (the same numbers as the other forms), then the gateway's extras. */

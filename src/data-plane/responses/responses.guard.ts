@@ -5,7 +5,7 @@
 // caller's own but for the redacted texts.
 import type { InputInspector } from '../../guardrails/guardrail-engine';
 import { editItems, guardOpenAiContent, inspectJsonText, inspectUnknown, isObject, withField } from '../body-walk';
-import type { RawObject } from '../canonical';
+import type { RawObject } from '../../core/canonical';
 
 export function guardResponsesBody<T extends RawObject>(body: T, inspect: InputInspector): T {
   let out = body;

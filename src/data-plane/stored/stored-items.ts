@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, invalid } from '../../errors';
 import { isObject } from '../body-walk';
-import type { RawObject } from '../canonical';
+import type { RawObject } from '../../core/canonical';
 
 /**
  * Size bounds of what is kept. A response's expanded input (its stored

@@ -10,7 +10,7 @@ import type {
   ToolChoice,
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages';
-import type { CanonicalContent, CanonicalRequest, CanonicalToolChoice, RawObject } from '../../data-plane/canonical';
+import type { CanonicalContent, CanonicalRequest, CanonicalToolChoice, RawObject } from '../../core/canonical';
 import type { Deployment } from '../../routing/catalog.types';
 import { refuseUntranslated } from '../translation';
 

@@ -9,7 +9,7 @@ import type {
   ChatCompletionMessageToolCall,
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
-import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalToolChoice, RawObject } from '../../data-plane/canonical';
+import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalToolChoice, RawObject } from '../../core/canonical';
 import type { Deployment } from '../../routing/catalog.types';
 import { refuseUntranslated } from '../translation';
 import { isRecord } from '../upstream-http';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { UpstreamUsage } from '../../../src/data-plane/canonical';
+import type { UpstreamUsage } from '../../../src/core/canonical';
 import { parseDecimal } from '../../../src/metering/decimal';
 import { priceCall, responseUsage, unifyUsage, type MeteredTokens } from '../../../src/metering/tiers';
 import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../../../src/routing/catalog.types';

@@ -6,7 +6,7 @@
 // sampling of a hosted-tool loop, cache writes at their factor, and the one
 // output bound the upstream is sent.
 import { expect } from 'chai';
-import type { CanonicalRequest, RawObject } from '../../../src/data-plane/canonical';
+import type { CanonicalRequest, RawObject } from '../../../src/core/canonical';
 import { decodeChatRequest, type ChatCompletionRequest } from '../../../src/data-plane/chat/chat.decoder';
 import { decodeMessagesRequest, type MessagesRequest } from '../../../src/data-plane/messages/messages.decoder';
 import { decodeResponsesRequest, type ResponsesRequest } from '../../../src/data-plane/responses/responses.decoder';

@@ -12,7 +12,7 @@
 import { fileURLToPath } from 'node:url';
 import type { CanonicalRequest } from '../src/core/canonical';
 import { BUILTIN_PRICES, builtinCatalogJson } from '../src/routing/builtin-catalog';
-import { TIERS, type AssessmentThresholds, type Tier } from '../src/routing/catalog.types';
+import { TIERS, type AssessmentThresholds, type Tier } from '../src/core/catalog.types';
 import { DEFAULT_ASSESSMENT_THRESHOLDS, assessComplexity, type Assessment } from '../src/routing/complexity';
 import { ROUTING_MODEL, type RoutingModel } from '../src/routing/routing-model';
 import { estimateTokens } from '../src/routing/token-estimate';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalTool } from '../src/core/canonical';
 import { DEFAULT_MAX_TOKENS } from '../src/routing/catalog';
-import { TIERS, type Tier } from '../src/routing/catalog.types';
+import { TIERS, type Tier } from '../src/core/catalog.types';
 
 export type Split = 'train' | 'dev' | 'test';
 export type Lang = 'zh' | 'en';

@@ -49,7 +49,7 @@ import { HttpDrain } from './http/drain';
 import { CreditLedger } from './metering/credit-ledger';
 import { CreditMonitor } from './metering/credit-monitor';
 import { UsageQueryService } from './metering/usage-query.service';
-import type { BreakerOptions, Catalog } from './routing/catalog.types';
+import type { BreakerOptions, Catalog } from './core/catalog.types';
 import { Registry } from 'prom-client';
 import { clusterMetricsSource } from './metrics/cluster-metrics';
 import { GatewayMetrics } from './metrics/gateway-metrics';

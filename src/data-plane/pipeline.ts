@@ -11,7 +11,7 @@ import { priceCall } from '../metering/tiers';
 import type { UsageRecorder, UsageStatus } from '../metering/usage-recorder';
 import { UpstreamError, type ProviderAdapter } from '../providers/provider';
 import { SentRequest } from '../providers/sent-request';
-import type { Catalog, Deployment, ProviderType, Tier } from '../routing/catalog.types';
+import type { Catalog, Deployment, ProviderType, Tier } from '../core/catalog.types';
 import type { CircuitBreaker } from '../routing/circuit-breaker';
 import { assessComplexity } from '../routing/complexity';
 import { boundByEffort } from '../routing/effort';

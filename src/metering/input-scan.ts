@@ -6,7 +6,7 @@
 // sent it, in its own form, so it sees what a translation would drop and what
 // pass-through forwards alike: the worst case must hold whatever the upstream.
 import type { CanonicalRequest } from '../core/canonical';
-import type { AllowanceKind } from './input-allowances';
+import type { AllowanceKind } from '../core/input-allowances';
 import { scanMessagesBody } from './messages-input-scan';
 import { scanChatBody, scanResponsesBody } from './openai-input-scan';
 

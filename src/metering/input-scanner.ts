@@ -2,7 +2,7 @@
 // share: recording what a body names into an InputScan, and reading the
 // bounds a request states. See input-scan.ts.
 import { isObject } from '../data-plane/body-walk';
-import type { AllowanceKind } from './input-allowances';
+import type { AllowanceKind } from '../core/input-allowances';
 import type { InputScan } from './input-scan';
 
 /** Tokens of a fetched page's wrapper (URL, title, retrieval time) beyond its `max_content_tokens`. */

@@ -2,7 +2,7 @@
 // (DESIGN §9). Pure: the usage recorder stores what these return, and every
 // aggregate is a sum of stored results, so reports agree item by item.
 import type { UpstreamUsage } from '../core/canonical';
-import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../routing/catalog.types';
+import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../core/catalog.types';
 import { assertTokenCount, mulCeil, toSafeNumber } from './decimal';
 
 /** Which three of the six price tiers bill a call. */

@@ -27,9 +27,9 @@
 //   factor.
 import { anthropicMaxTokens } from '../providers/anthropic/anthropic-request.mapper';
 import type { CanonicalRequest } from '../core/canonical';
-import type { Catalog, Decimal, Deployment, PriceTier, UnifyFactors } from '../routing/catalog.types';
+import type { Catalog, Decimal, Deployment, PriceTier, UnifyFactors } from '../core/catalog.types';
 import { mulCeil } from './decimal';
-import { ALLOWANCE_KINDS, DEFAULT_INPUT_ALLOWANCES, largestAllowance } from './input-allowances';
+import { ALLOWANCE_KINDS, DEFAULT_INPUT_ALLOWANCES, largestAllowance } from '../core/input-allowances';
 import { scanInputs, type InputScan } from './input-scan';
 import { priceClassOf, type PriceClass } from './tiers';
 

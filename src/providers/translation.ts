@@ -4,7 +4,7 @@
 // drop without changing what the caller relies on.
 import { AppError } from '../errors';
 import type { SourceRequest } from '../core/canonical';
-import type { ProviderType } from '../routing/catalog.types';
+import type { ProviderType } from '../core/catalog.types';
 
 /** 400 naming the first field the other protocol cannot honour. */
 export function refuseUntranslated(source: SourceRequest, protocol: ProviderType): void {

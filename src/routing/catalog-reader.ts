@@ -2,7 +2,7 @@
 // as `path: message` and keeps going, so an operator sees every problem of a
 // hand-written file in one run instead of fixing them one restart at a time.
 import { parseDecimal } from '../metering/decimal';
-import type { Decimal } from './catalog.types';
+import type { Decimal } from '../core/catalog.types';
 
 export type Json = Record<string, unknown>;
 

@@ -16,7 +16,7 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CanonicalRequest } from '../../src/core/canonical';
-import type { Decimal, Deployment, MockBehaviour, ProviderType } from '../../src/routing/catalog.types';
+import type { Decimal, Deployment, MockBehaviour, ProviderType } from '../../src/core/catalog.types';
 import { listenLocal } from './local-server';
 
 export interface FakeUsage {

@@ -1,4 +1,4 @@
-import type { Catalog } from '../../routing/catalog.types';
+import type { Catalog } from '../../core/catalog.types';
 import type { Call } from '../call';
 import type { RawObject } from '../../core/canonical';
 import { callContext, type DataPlaneHandler } from '../http/data-plane';

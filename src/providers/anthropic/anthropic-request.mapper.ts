@@ -11,7 +11,7 @@ import type {
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages';
 import type { CanonicalContent, CanonicalRequest, CanonicalToolChoice, RawObject } from '../../core/canonical';
-import type { Deployment } from '../../routing/catalog.types';
+import type { Deployment } from '../../core/catalog.types';
 import { refuseUntranslated } from '../translation';
 
 /** Anthropic refuses thinking budgets below this. */

@@ -3,7 +3,7 @@
 // them. Timing, failures and the prefix cache live in mock.provider.ts.
 import { createHash } from 'node:crypto';
 import type { CanonicalMessage, CanonicalRequest, CanonicalTool, StopReason } from '../../core/canonical';
-import type { Deployment } from '../../routing/catalog.types';
+import type { Deployment } from '../../core/catalog.types';
 import { countTokens, firstTokens } from '../../tokenizer';
 import { contentTexts } from '../../core/canonical-text';
 

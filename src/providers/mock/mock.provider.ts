@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CanonicalEvent, CanonicalMessage, UpstreamUsage } from '../../core/canonical';
-import type { MockBehaviour } from '../../routing/catalog.types';
+import type { MockBehaviour } from '../../core/catalog.types';
 import { abortedError, UpstreamError, type ProviderAdapter, type ProviderCall } from '../provider';
 import { countTokens, countTokensYielding } from '../../tokenizer';
 import { flattenPrompt, hashText, planReply, splitChunks, type MockReply } from './mock.mapper';

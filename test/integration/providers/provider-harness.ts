@@ -2,7 +2,7 @@
 // for every test, and a call to the adapter under test pointed at it.
 import type { CanonicalEvent } from '../../../src/core/canonical';
 import type { ProviderAdapter } from '../../../src/providers/provider';
-import type { ProviderType } from '../../../src/routing/catalog.types';
+import type { ProviderType } from '../../../src/core/catalog.types';
 import { canonicalRequest, fakeDeployment, type FakeDeploymentOptions, type FakeUpstream } from '../../support/fake-upstreams';
 
 export interface FakeUpstreamHarness {

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { UpstreamUsage } from '../../../src/core/canonical';
 import { parseDecimal } from '../../../src/metering/decimal';
 import { priceCall, responseUsage, unifyUsage, type MeteredTokens } from '../../../src/metering/tiers';
-import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../../../src/routing/catalog.types';
+import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../../../src/core/catalog.types';
 
 const ONE = parseDecimal('1');
 const IDENTITY: UnifyFactors = { input: ONE, cachedInput: ONE, output: ONE };

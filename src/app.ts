@@ -42,7 +42,7 @@ import { UsageRecorder } from './metering/usage-recorder';
 import { createProviderRegistry } from './providers/registry';
 import { CircuitBreaker } from './routing/circuit-breaker';
 import { BodyBudget, defaultBodyBudgetBytes } from './http/body-budget';
-import { clientAddresses } from './http/client-address';
+import { clientAddresses } from './core/client-address';
 import { BODY_LIMIT } from './http/body-allowance';
 import { createServer, pathOf } from './http/server';
 import { HttpDrain } from './http/drain';

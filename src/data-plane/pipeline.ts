@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../errors';
 import { GuardrailBlockedError, type Guardrails, type InputInspector } from '../guardrails/guardrail-engine';
 import type { CreditLedger, Reservation } from '../metering/credit-ledger';
-import { mulCeil } from '../metering/decimal';
+import { mulCeil } from '../core/decimal';
 import { worstCase } from '../metering/worst-case';
 import { priceCall } from '../metering/tiers';
 import type { UsageRecorder, UsageStatus } from '../metering/usage-recorder';

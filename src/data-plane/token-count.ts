@@ -1,4 +1,4 @@
-import { mulCeil } from '../metering/decimal';
+import { mulCeil } from '../core/decimal';
 import { assessComplexity } from '../routing/complexity';
 import { AppError } from '../errors';
 import { countTokensYielding } from '../tokenizer';

@@ -3,7 +3,7 @@
 // aggregate is a sum of stored results, so reports agree item by item.
 import type { UpstreamUsage } from '../core/canonical';
 import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../core/catalog.types';
-import { assertTokenCount, mulCeil, toSafeNumber } from './decimal';
+import { assertTokenCount, mulCeil, toSafeNumber } from '../core/decimal';
 
 /** Which three of the six price tiers bill a call. */
 export type PriceClass = 'thinking' | 'no_thinking';

@@ -5,7 +5,7 @@ import { isCalendarDate, nextDay, nextMonthStart, zoneDate, zoneMonth } from '..
 import { conflict, invalid, notFound } from '../errors';
 import { PRICE_TIERS, type Catalog, type PriceTier } from '../core/catalog.types';
 import type { CreditMonitor } from './credit-monitor';
-import { formatMicros } from './decimal';
+import { formatMicros } from '../core/decimal';
 import { usageItem, type UsageItem, type UsageRow } from './usage-item';
 
 // Re-exported so callers (the REST export, the GraphQL mapper, tests) keep one import for usage.

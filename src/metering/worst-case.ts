@@ -28,7 +28,7 @@
 import { anthropicMaxTokens } from '../providers/anthropic/anthropic-request.mapper';
 import type { CanonicalRequest } from '../core/canonical';
 import type { Catalog, Decimal, Deployment, PriceTier, UnifyFactors } from '../core/catalog.types';
-import { mulCeil } from './decimal';
+import { mulCeil } from '../core/decimal';
 import { ALLOWANCE_KINDS, DEFAULT_INPUT_ALLOWANCES, largestAllowance } from '../core/input-allowances';
 import { scanInputs, type InputScan } from './input-scan';
 import { priceClassOf, type PriceClass } from './tiers';

@@ -5,7 +5,7 @@
 // read in catalog-providers.ts.
 import { readFile } from 'node:fs/promises';
 import { BUILT_IN_RULES, DEFAULT_POLICY_BY_CATEGORY, isPolicyKey } from '../guardrails/guardrail-policy';
-import { mulDecimal, parseDecimal } from '../metering/decimal';
+import { mulDecimal, parseDecimal } from '../core/decimal';
 import { resolveAllowances } from '../core/input-allowances';
 import { minimalCallMicros } from '../metering/worst-case';
 import { builtinCatalogJson } from './builtin-catalog';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { UpstreamUsage } from '../../../src/core/canonical';
-import { parseDecimal } from '../../../src/metering/decimal';
+import { parseDecimal } from '../../../src/core/decimal';
 import { priceCall, responseUsage, unifyUsage, type MeteredTokens } from '../../../src/metering/tiers';
 import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../../../src/core/catalog.types';
 

@@ -27,7 +27,7 @@
 // later, an Anthropic server-tool block) are scanned whole as it passes, and
 // a string seen before (the done event that repeats a streamed text) becomes
 // what it became then, without counting its matches twice.
-import { OPAQUE_KEYS } from '../data-plane/body-walk';
+import { OPAQUE_KEYS } from '../core/json-edit';
 import type { CanonicalEvent } from '../core/canonical';
 import type { ActivePolicy } from './guardrail-policy';
 import { editStrings } from './json-strings';

@@ -30,7 +30,8 @@ import type { CanonicalRequest } from '../core/canonical';
 import type { Catalog, Decimal, Deployment, PriceTier, UnifyFactors } from '../core/catalog.types';
 import { mulCeil } from '../core/decimal';
 import { ALLOWANCE_KINDS, DEFAULT_INPUT_ALLOWANCES, largestAllowance } from '../core/input-allowances';
-import { scanInputs, type InputScan } from './input-scan';
+import { scanInputs } from './input-scan';
+import type { InputScan } from './input-scan.types';
 import { priceClassOf, type PriceClass } from './tiers';
 
 /**

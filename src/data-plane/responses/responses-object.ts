@@ -3,7 +3,7 @@
 // encoder is told about the call.
 import type { ResponseUsage } from '../../metering/tiers';
 import type { CanonicalTool, RawObject } from '../../core/canonical';
-import { isObject } from '../body-walk';
+import { isObject } from '../../core/json-edit';
 
 /** Responses-form usage: the unified counts (the same numbers as the other forms), then the gateway's extras. */
 export function responsesUsage(usage: ResponseUsage, extra?: RawObject): RawObject {

@@ -9,7 +9,7 @@
 import type { components } from '../../generated/messages';
 import { invalid } from '../../errors';
 import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalTool, CanonicalToolChoice, OutputFormat, RawObject, RefusedField } from '../../core/canonical';
-import { isObject } from '../body-walk';
+import { isObject } from '../../core/json-edit';
 import { applyReasoningEffort, dataUrl, imageFromUrl, parseArguments, pushTurn } from '../openai-decode';
 
 export type ResponsesRequest = components['schemas']['ResponsesRequest'];

@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { AppError, invalid } from '../../errors';
 import { BODY_LIMIT } from '../../http/body-allowance';
-import { isObject } from '../body-walk';
+import { isObject } from '../../core/json-edit';
 import type { RawObject } from '../../core/canonical';
 import type { ResponsesRequest } from '../responses/responses.decoder';
 import type { ConversationStore } from './conversation-store';

@@ -2,7 +2,7 @@
 // it hands them back as context. Pure: no database.
 import { randomBytes } from 'node:crypto';
 import { AppError, invalid } from '../../errors';
-import { isObject } from '../body-walk';
+import { isObject } from '../../core/json-edit';
 import type { RawObject } from '../../core/canonical';
 
 /**

@@ -11,7 +11,7 @@ import { decodeChatRequest, type ChatCompletionRequest } from '../../../src/data
 import { decodeMessagesRequest, type MessagesRequest } from '../../../src/data-plane/messages/messages.decoder';
 import { decodeResponsesRequest, type ResponsesRequest } from '../../../src/data-plane/responses/responses.decoder';
 import { DEFAULT_INPUT_ALLOWANCES } from '../../../src/core/input-allowances';
-import { FETCH_RESULT_OVERHEAD_TOKENS, FILE_SEARCH_RESULT_TOKENS } from '../../../src/metering/input-scan';
+import { FETCH_RESULT_OVERHEAD_TOKENS, FILE_SEARCH_RESULT_TOKENS } from '../../../src/metering/input-scan.types';
 import { BASE_PROMPT_OVERHEAD_TOKENS, UPSTREAM_INSTRUCTIONS_TOKENS, worstCase } from '../../../src/metering/worst-case';
 import { anthropicBody } from '../../../src/providers/anthropic/anthropic-request.mapper';
 import { BUILTIN_PRICES } from '../../../src/routing/builtin-catalog';

@@ -13,7 +13,7 @@
 //    for plain ASCII, Chinese (full-width punctuation), and obfuscated text.
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import type { CanonicalContent } from '../src/data-plane/canonical';
+import type { CanonicalContent } from '../src/core/canonical';
 import { defaultDetectors, resolvePolicies, type Detector } from '../src/guardrails';
 import { scanText, wholeTextMatches, type ActiveDetector, type RuleMatch } from '../src/guardrails/text-scanner';
 import { LOOK_ALIKES } from '../test/unit/guardrails/guardrail-arbitraries';

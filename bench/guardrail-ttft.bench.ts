@@ -21,7 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { decode, encode } from 'gpt-tokenizer';
-import type { CanonicalEvent } from '../src/data-plane/canonical';
+import type { CanonicalEvent } from '../src/core/canonical';
 import { createGuardrails, defaultDetectors, resolvePolicies, type Detector, type Guardrails } from '../src/guardrails';
 import { applyRedactions, scanText, type ActiveDetector, type RuleMatch } from '../src/guardrails/text-scanner';
 

@@ -10,9 +10,9 @@
 // The test split is reported, never tuned on: scripts/train-routing.ts reads
 // only train and dev. The unit tests import `evaluate` to hold the targets.
 import { fileURLToPath } from 'node:url';
-import type { CanonicalRequest } from '../src/data-plane/canonical';
+import type { CanonicalRequest } from '../src/core/canonical';
 import { BUILTIN_PRICES, builtinCatalogJson } from '../src/routing/builtin-catalog';
-import { TIERS, type AssessmentThresholds, type Tier } from '../src/routing/catalog.types';
+import { TIERS, type AssessmentThresholds, type Tier } from '../src/core/catalog.types';
 import { DEFAULT_ASSESSMENT_THRESHOLDS, assessComplexity, type Assessment } from '../src/routing/complexity';
 import { ROUTING_MODEL, type RoutingModel } from '../src/routing/routing-model';
 import { estimateTokens } from '../src/routing/token-estimate';

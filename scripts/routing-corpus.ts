@@ -10,9 +10,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalTool } from '../src/data-plane/canonical';
+import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalTool } from '../src/core/canonical';
 import { DEFAULT_MAX_TOKENS } from '../src/routing/catalog';
-import { TIERS, type Tier } from '../src/routing/catalog.types';
+import { TIERS, type Tier } from '../src/core/catalog.types';
 
 export type Split = 'train' | 'dev' | 'test';
 export type Lang = 'zh' | 'en';

@@ -13,7 +13,7 @@
 // same form), runs this, then `npm run eval:routing`, and ships the JSON.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { AssessmentThresholds } from '../src/routing/catalog.types';
+import type { AssessmentThresholds } from '../src/core/catalog.types';
 import { FEATURE_NAMES, GRAM_BUCKETS, copyFeatures, extractFeatures, type Features } from '../src/routing/complexity-features';
 import { MODEL_TIERS, RoutingModel, type RoutingModelFile } from '../src/routing/routing-model';
 import { evaluate, type Evaluation } from './eval-routing';

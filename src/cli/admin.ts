@@ -11,7 +11,7 @@ import { AuditService } from '../domain/audit/audit.service';
 import { GuardrailPolicyService } from '../domain/guardrails/guardrail-policy.service';
 import { SessionService } from '../domain/auth/session.service';
 import { AppError } from '../errors';
-import { formatMicros } from '../metering/decimal';
+import { formatMicros } from '../core/decimal';
 import { CreditMonitor } from '../metering/credit-monitor';
 import { UsageQueryService } from '../metering/usage-query.service';
 import { loadCatalog } from '../routing/catalog';

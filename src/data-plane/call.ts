@@ -8,8 +8,8 @@ import type { Guardrails } from '../guardrails/guardrail-engine';
 import type { SentRequest } from '../providers/sent-request';
 import { headerToken } from '../http/header-token';
 import { countTokensYielding } from '../tokenizer';
-import type { Catalog, Deployment, Tier } from '../routing/catalog.types';
-import type { CanonicalEvent, CanonicalRequest, ProtocolForm, StopReason, UpstreamUsage } from './canonical';
+import type { Catalog, Deployment, Tier } from '../core/catalog.types';
+import type { CanonicalEvent, CanonicalRequest, ProtocolForm, StopReason, UpstreamUsage } from '../core/canonical';
 import type { AuthenticatedKey } from './key-auth';
 
 export interface CallContext {

@@ -1,4 +1,4 @@
-import type { CanonicalContent, CanonicalEvent, MessageStopRaw, RawObject } from './canonical';
+import type { CanonicalContent, CanonicalEvent, MessageStopRaw, RawObject } from '../core/canonical';
 
 /** A whole block of a plain answer: its canonical content, and the upstream's own block when it sent one (same-protocol relay). */
 export interface CollectedBlock {

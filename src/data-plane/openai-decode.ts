@@ -3,7 +3,7 @@
 // `data:` URLs, and turns merged so upstreams see alternating roles.
 import { AppError, invalid } from '../errors';
 import { MAX_BODY_DEPTH, tooDeep } from '../http/openapi-router';
-import type { CanonicalContent, CanonicalMessage, CanonicalRequest, Effort, ImageSource } from './canonical';
+import type { CanonicalContent, CanonicalMessage, CanonicalRequest, Effort, ImageSource } from '../core/canonical';
 
 /** Thinking budget per effort, when an effort becomes Anthropic thinking (a Map: the effort is the caller's text). */
 const EFFORT_BUDGET = new Map<string, number>([

@@ -5,18 +5,18 @@ import type { Logger } from 'pino';
 import { AppError } from '../errors';
 import { GuardrailBlockedError, type Guardrails, type InputInspector } from '../guardrails/guardrail-engine';
 import type { CreditLedger, Reservation } from '../metering/credit-ledger';
-import { mulCeil } from '../metering/decimal';
+import { mulCeil } from '../core/decimal';
 import { worstCase } from '../metering/worst-case';
 import { priceCall } from '../metering/tiers';
 import type { UsageRecorder, UsageStatus } from '../metering/usage-recorder';
 import { UpstreamError, type ProviderAdapter } from '../providers/provider';
 import { SentRequest } from '../providers/sent-request';
-import type { Catalog, Deployment, ProviderType, Tier } from '../routing/catalog.types';
+import type { Catalog, Deployment, ProviderType, Tier } from '../core/catalog.types';
 import type { CircuitBreaker } from '../routing/circuit-breaker';
 import { assessComplexity } from '../routing/complexity';
 import { boundByEffort } from '../routing/effort';
 import { Call, usageInput, type CallContext, type CallIdentity, type RouteInfo } from './call';
-import type { CanonicalEvent, CanonicalRequest, RawObject } from './canonical';
+import type { CanonicalEvent, CanonicalRequest, RawObject } from '../core/canonical';
 
 export interface PipelineDeps {
   catalog: Catalog;

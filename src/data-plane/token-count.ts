@@ -1,9 +1,9 @@
-import { mulCeil } from '../metering/decimal';
+import { mulCeil } from '../core/decimal';
 import { assessComplexity } from '../routing/complexity';
 import { AppError } from '../errors';
 import { countTokensYielding } from '../tokenizer';
-import type { CanonicalRequest } from './canonical';
-import { contentTexts } from './canonical-text';
+import type { CanonicalRequest } from '../core/canonical';
+import { contentTexts } from '../core/canonical-text';
 import type { CallContext } from './call';
 import type { Pipeline } from './pipeline';
 

@@ -1,8 +1,8 @@
 import { invalid } from '../errors';
-import type { GuardrailPolicy } from '../routing/catalog.types';
+import type { GuardrailPolicy } from '../core/catalog.types';
 import type { DetectorCategory } from './detector.types';
 
-export type { GuardrailPolicy } from '../routing/catalog.types';
+export type { GuardrailPolicy } from '../core/catalog.types';
 
 /** A policy that does something; `off` detectors are not run at all. */
 export type ActivePolicy = Exclude<GuardrailPolicy, 'off'>;

@@ -27,8 +27,8 @@
 // later, an Anthropic server-tool block) are scanned whole as it passes, and
 // a string seen before (the done event that repeats a streamed text) becomes
 // what it became then, without counting its matches twice.
-import { OPAQUE_KEYS } from '../data-plane/body-walk';
-import type { CanonicalEvent } from '../data-plane/canonical';
+import { OPAQUE_KEYS } from '../core/json-edit';
+import type { CanonicalEvent } from '../core/canonical';
 import type { ActivePolicy } from './guardrail-policy';
 import { editStrings } from './json-strings';
 import { TextChannel, type RawStream, type StreamEvent, type TextKind } from './text-channel';

@@ -9,7 +9,7 @@
 // from its BEGIN line until its END line arrives (then it is one match,
 // however long) or the text ends (then the whole held tail is the match: fail
 // closed).
-import type { CanonicalEvent } from '../data-plane/canonical';
+import type { CanonicalEvent } from '../core/canonical';
 import type { ActivePolicy } from './guardrail-policy';
 import { applyRedactions, readerText, wholeTextMatches, type ActiveDetector, type RuleMatch } from './text-scanner';
 import { TextView } from './text-view';

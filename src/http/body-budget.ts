@@ -27,7 +27,7 @@
 //   however many addresses send them, keyed calls find room.
 import type { ServerResponse } from 'node:http';
 import v8 from 'node:v8';
-import { throttleClient } from '../domain/auth/login-throttle';
+import { throttleClient } from '../core/client-address';
 import { AppError } from '../errors';
 
 /** Default: an eighth of the V8 heap limit in raw body bytes (about half the heap once parsed and copied). */

@@ -9,7 +9,7 @@ import { AppError } from '../errors';
 import { Transform, type TransformCallback } from 'node:stream';
 import { BODY_LIMIT, PRE_AUTH_BODY, bodyTooLarge, type BodyAllowance } from './body-allowance';
 import type { BodyBudget, BodyShare } from './body-budget';
-import type { ClientAddresses } from './client-address';
+import type { ClientAddresses } from '../core/client-address';
 import { parseJsonBody } from './json-body';
 
 /** Answers a request no route can take, in the error form of the surface its path belongs to. */

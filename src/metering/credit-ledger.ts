@@ -20,7 +20,7 @@ import type { Logger } from 'pino';
 import type { AccountView } from '../domain/accounts/account.service';
 import { zoneMonth } from '../domain/zone-time';
 import { AppError } from '../errors';
-import { formatMicros } from './decimal';
+import { formatMicros } from '../core/decimal';
 import type { WorstCase } from './worst-case';
 
 /** Heartbeats between two sweeps of expired lease rows (at the default TTL, a minute). */

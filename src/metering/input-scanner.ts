@@ -1,14 +1,9 @@
 // What the form scanners (messages-input-scan.ts, openai-input-scan.ts)
 // share: recording what a body names into an InputScan, and reading the
 // bounds a request states. See input-scan.ts.
-import { isObject } from '../data-plane/body-walk';
-import type { AllowanceKind } from './input-allowances';
-import type { InputScan } from './input-scan';
-
-/** Tokens of a fetched page's wrapper (URL, title, retrieval time) beyond its `max_content_tokens`. */
-export const FETCH_RESULT_OVERHEAD_TOKENS = 256;
-/** One file_search result: a chunk of at most 4,096 tokens (OpenAI's largest) and its file name and attributes. */
-export const FILE_SEARCH_RESULT_TOKENS = 4_096 + 64;
+import { isObject } from '../core/json-edit';
+import type { AllowanceKind } from '../core/input-allowances';
+import type { InputScan } from './input-scan.types';
 
 /** Keys that point at something the upstream fetches: URLs, file ids. */
 const REFERENCE_KEY = /(^|_)(url|uri|urls|file_id|file_ids)$/;

@@ -2,10 +2,10 @@
 // MCP servers, Anthropic-defined client tools, images and documents by
 // reference, container uploads, citations, structured output and
 // `cache_control` breakpoints.
-import { isObject } from '../data-plane/body-walk';
-import type { RawObject } from '../data-plane/canonical';
-import type { InputScan } from './input-scan';
-import { FETCH_RESULT_OVERHEAD_TOKENS, InputScanner, positiveInteger } from './input-scanner';
+import { isObject } from '../core/json-edit';
+import type { RawObject } from '../core/canonical';
+import { InputScanner, positiveInteger } from './input-scanner';
+import { FETCH_RESULT_OVERHEAD_TOKENS, type InputScan } from './input-scan.types';
 
 /** `web_search_20250305` → `web_search`: Anthropic names its tool types by their kind and a date. */
 const DATED_TOOL = /^([a-z_]+?)_\d{8}$/;

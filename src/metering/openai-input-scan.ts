@@ -2,10 +2,10 @@
 // `web_search_options`, files and images by reference, predictions; Responses
 // hosted tools, stored prompts and context, `max_tool_calls`, files, images,
 // screenshots and generated images in the input items.
-import { isObject } from '../data-plane/body-walk';
-import type { RawObject } from '../data-plane/canonical';
-import type { InputScan } from './input-scan';
-import { FILE_SEARCH_RESULT_TOKENS, InputScanner, positiveInteger, textBytes } from './input-scanner';
+import { isObject } from '../core/json-edit';
+import type { RawObject } from '../core/canonical';
+import { InputScanner, positiveInteger, textBytes } from './input-scanner';
+import { FILE_SEARCH_RESULT_TOKENS, type InputScan } from './input-scan.types';
 
 /** Content parts of the two OpenAI forms that hold everything they add in the body. */
 const OPENAI_INLINE_PARTS = new Set(['text', 'input_text', 'output_text', 'refusal', 'input_audio', 'summary_text', 'reasoning_text']);

@@ -1,9 +1,9 @@
 // From raw upstream tokens to the six billed tiers and the amount of one call
 // (DESIGN §9). Pure: the usage recorder stores what these return, and every
 // aggregate is a sum of stored results, so reports agree item by item.
-import type { UpstreamUsage } from '../data-plane/canonical';
-import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../routing/catalog.types';
-import { assertTokenCount, mulCeil, toSafeNumber } from './decimal';
+import type { UpstreamUsage } from '../core/canonical';
+import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../core/catalog.types';
+import { assertTokenCount, mulCeil, toSafeNumber } from '../core/decimal';
 
 /** Which three of the six price tiers bill a call. */
 export type PriceClass = 'thinking' | 'no_thinking';

@@ -1,5 +1,5 @@
 // The usage export's CSV shape, apart from the queries that feed it.
-import { PRICE_TIERS } from '../routing/catalog.types';
+import { PRICE_TIERS } from '../core/catalog.types';
 import type { UsageItem } from './usage-item';
 
 /** Later columns (`estimated`, then `response_id`) come last, so spreadsheets and scripts that read the earlier columns by position keep working. */

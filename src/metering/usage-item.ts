@@ -1,7 +1,7 @@
 // One stored usage row as the API shows it. Usage detail and the CSV export
 // both map rows here, so the two cannot drift apart field by field.
-import type { PriceTier } from '../routing/catalog.types';
-import { formatMicros } from './decimal';
+import type { PriceTier } from '../core/catalog.types';
+import { formatMicros } from '../core/decimal';
 import { tierTokens, type PriceClass } from './tiers';
 
 export interface UsageItem {

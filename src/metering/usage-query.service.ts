@@ -3,9 +3,9 @@ import type { Actor } from '../domain/actor';
 import type { AccountService, AccountView } from '../domain/accounts/account.service';
 import { isCalendarDate, nextDay, nextMonthStart, zoneDate, zoneMonth } from '../domain/zone-time';
 import { conflict, invalid, notFound } from '../errors';
-import { PRICE_TIERS, type Catalog, type PriceTier } from '../routing/catalog.types';
+import { PRICE_TIERS, type Catalog, type PriceTier } from '../core/catalog.types';
 import type { CreditMonitor } from './credit-monitor';
-import { formatMicros } from './decimal';
+import { formatMicros } from '../core/decimal';
 import { usageItem, type UsageItem, type UsageRow } from './usage-item';
 
 // Re-exported so callers (the REST export, the GraphQL mapper, tests) keep one import for usage.

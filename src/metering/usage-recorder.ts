@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { ProtocolForm, UpstreamUsage } from '../data-plane/canonical';
+import type { ProtocolForm, UpstreamUsage } from '../core/canonical';
 import { CHANNELS } from '../db/change-feed';
 import { isDatabaseUnavailable } from '../db/db-errors';
 import { newId } from '../db/ids';

@@ -26,11 +26,12 @@
 //   may write the prompt cache (`cache_control`) at the deployment's write
 //   factor.
 import { anthropicMaxTokens } from '../providers/anthropic/anthropic-request.mapper';
-import type { CanonicalRequest } from '../data-plane/canonical';
-import type { Catalog, Decimal, Deployment, PriceTier, UnifyFactors } from '../routing/catalog.types';
-import { mulCeil } from './decimal';
-import { ALLOWANCE_KINDS, DEFAULT_INPUT_ALLOWANCES, largestAllowance } from './input-allowances';
-import { scanInputs, type InputScan } from './input-scan';
+import type { CanonicalRequest } from '../core/canonical';
+import type { Catalog, Decimal, Deployment, PriceTier, UnifyFactors } from '../core/catalog.types';
+import { mulCeil } from '../core/decimal';
+import { ALLOWANCE_KINDS, DEFAULT_INPUT_ALLOWANCES, largestAllowance } from '../core/input-allowances';
+import { scanInputs } from './input-scan';
+import type { InputScan } from './input-scan.types';
 import { priceClassOf, type PriceClass } from './tiers';
 
 /**

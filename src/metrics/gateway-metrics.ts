@@ -7,7 +7,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 
 import type { AdmissionCounts } from '../metering/credit-ledger';
 import type { UsageRecorder, UsageRecordInput } from '../metering/usage-recorder';
 import { UpstreamError, type ProviderAdapter, type ProviderCall } from '../providers/provider';
-import type { CanonicalEvent } from '../data-plane/canonical';
+import type { CanonicalEvent } from '../core/canonical';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 

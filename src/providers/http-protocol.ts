@@ -3,7 +3,7 @@
 // or an SSE stream to canonical events, and always close the exchange. Each
 // adapter describes its protocol; upstream-http.ts owns the clocks and the
 // cancellation rules.
-import type { CanonicalEvent } from '../data-plane/canonical';
+import type { CanonicalEvent } from '../core/canonical';
 import { UpstreamError, type ProviderCall } from './provider';
 import { countSentBody } from './sent-request';
 import type { UpstreamExchange, UpstreamPool } from './upstream-http';

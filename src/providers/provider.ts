@@ -1,5 +1,5 @@
-import type { CanonicalEvent, CanonicalRequest } from '../data-plane/canonical';
-import type { Deployment } from '../routing/catalog.types';
+import type { CanonicalEvent, CanonicalRequest } from '../core/canonical';
+import type { Deployment } from '../core/catalog.types';
 import type { SentRequest } from './sent-request';
 
 export interface ProviderCall {

@@ -1,7 +1,7 @@
 // One adapter instance per provider type for the whole process, created by
 // the composition root: the mock's prefix cache and the HTTP keep-alive pool
 // are then shared by every deployment of that type.
-import type { ProviderType } from '../routing/catalog.types';
+import type { ProviderType } from '../core/catalog.types';
 import { AnthropicProvider } from './anthropic/anthropic.provider';
 import { MockProvider, type MockProviderOptions } from './mock/mock.provider';
 import { OpenAiProvider } from './openai/openai.provider';

@@ -7,6 +7,7 @@
 //
 // The count is lazy: the body is walked and tokenized only when a call needs
 // it, never on an ordinary call that reports its own usage.
+import { isObject } from '../core/json-edit';
 import { countTokensYielding } from '../tokenizer';
 
 /**
@@ -106,8 +107,6 @@ const DATA_URL = /^data:[\w.+-]+\/[\w.+-]+[;,]/;
 const BYTES_KEYS = new Set(['data', 'file_data']);
 /** …and a data URL where an address may be. */
 const ADDRESS_KEYS = new Set(['url', 'image_url']);
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Input tokens of an upstream request body as the adapter built it (any of

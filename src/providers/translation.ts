@@ -3,8 +3,8 @@
 // refuse, naming the field and the deployment's protocol, what it cannot
 // drop without changing what the caller relies on.
 import { AppError } from '../errors';
-import type { SourceRequest } from '../data-plane/canonical';
-import type { ProviderType } from '../routing/catalog.types';
+import type { SourceRequest } from '../core/canonical';
+import type { ProviderType } from '../core/catalog.types';
 
 /** 400 naming the first field the other protocol cannot honour. */
 export function refuseUntranslated(source: SourceRequest, protocol: ProviderType): void {

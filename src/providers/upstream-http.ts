@@ -16,7 +16,7 @@
 // read as plain Buffers.
 import http from 'node:http';
 import https from 'node:https';
-import type { ProviderConfig } from '../routing/catalog.types';
+import type { ProviderConfig } from '../core/catalog.types';
 import { abortedError, UpstreamError } from './provider';
 import { retryAfterMs } from './retry-after';
 import type { SentRequest } from './sent-request';

@@ -1,9 +1,9 @@
 // The `providers` section of the model catalog (DESIGN §7): each upstream's
 // type, address, key variable, clocks, breaker and mock behaviour, checked
 // with the same readers as the rest of the file (catalog.ts runs the whole).
-import { ALLOWANCE_KINDS, MAX_INPUT_ALLOWANCE, type InputAllowances } from '../metering/input-allowances';
+import { ALLOWANCE_KINDS, MAX_INPUT_ALLOWANCE, type InputAllowances } from '../core/input-allowances';
 import { at, type Env, type Json, type Reader } from './catalog-reader';
-import type { BreakerOptions, MockBehaviour, ProviderConfig, ProviderType } from './catalog.types';
+import type { BreakerOptions, MockBehaviour, ProviderConfig, ProviderType } from '../core/catalog.types';
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -52,7 +52,7 @@ export function parseBreaker(r: Reader, value: unknown, path: string, base: Read
 /**
  * `input_allowances: {"web_search": 20000, …}` on a provider or a deployment:
  * tokens the worst case allows for each kind of input the upstream adds
- * beyond the body (src/metering/input-allowances.ts), over the defaults.
+ * beyond the body (src/core/input-allowances.ts), over the defaults.
  */
 export function parseInputAllowances(r: Reader, value: unknown, path: string): Partial<InputAllowances> | undefined {
   if (value === undefined) return undefined;

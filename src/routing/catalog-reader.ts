@@ -1,8 +1,8 @@
 // The typed readers the catalog parser is built from. Each reports a bad value
 // as `path: message` and keeps going, so an operator sees every problem of a
 // hand-written file in one run instead of fixing them one restart at a time.
-import { parseDecimal } from '../metering/decimal';
-import type { Decimal } from './catalog.types';
+import { parseDecimal } from '../core/decimal';
+import type { Decimal } from '../core/catalog.types';
 
 export type Json = Record<string, unknown>;
 

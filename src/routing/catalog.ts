@@ -5,8 +5,8 @@
 // read in catalog-providers.ts.
 import { readFile } from 'node:fs/promises';
 import { BUILT_IN_RULES, DEFAULT_POLICY_BY_CATEGORY, isPolicyKey } from '../guardrails/guardrail-policy';
-import { mulDecimal, parseDecimal } from '../metering/decimal';
-import { resolveAllowances } from '../metering/input-allowances';
+import { mulDecimal, parseDecimal } from '../core/decimal';
+import { resolveAllowances } from '../core/input-allowances';
 import { minimalCallMicros } from '../metering/worst-case';
 import { builtinCatalogJson } from './builtin-catalog';
 import { parseBreaker, parseInputAllowances, parseProviders, type ProviderTable } from './catalog-providers';
@@ -26,7 +26,7 @@ import {
   type ProviderType,
   type Tier,
   type UnifyFactors,
-} from './catalog.types';
+} from '../core/catalog.types';
 import { jsonErrorOffset, lineAndColumn } from './json-position';
 
 // CatalogError's issue type stays importable from here, where CatalogError is.

@@ -5,9 +5,9 @@
 // asked not to be called again for a while, so no call goes to it until that
 // window has passed (DESIGN §14). The state lives in the process (README,
 // Operations).
-import type { BreakerOptions } from './catalog.types';
+import type { BreakerOptions } from '../core/catalog.types';
 
-export type { BreakerOptions } from './catalog.types';
+export type { BreakerOptions } from '../core/catalog.types';
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
 

@@ -7,8 +7,8 @@
 //
 // It reads in one pass and builds only the task's text: an agent session of hundreds of messages costs a length count per
 // message, not a copy of the session.
-import type { CanonicalContent, CanonicalMessage } from '../data-plane/canonical';
-import { countImages } from '../data-plane/canonical-text';
+import type { CanonicalContent, CanonicalMessage } from '../core/canonical';
+import { countImages } from '../core/canonical-text';
 
 export interface Conversation {
   /** The latest user words: the last user message with text outside system reminders. */

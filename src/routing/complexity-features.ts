@@ -9,7 +9,7 @@
 // conversation's difficulty, not the bulk of the system prompt, the tool
 // definitions, the tool results or the `<system-reminder>` blocks that agents
 // put before the ask. Those count only as small flags.
-import type { CanonicalRequest } from '../data-plane/canonical';
+import type { CanonicalRequest } from '../core/canonical';
 import { scanCues } from './complexity-cues';
 import { readConversation } from './complexity-conversation';
 import { CUE_GROUPS } from './complexity-lexicon';

@@ -12,8 +12,8 @@
 // `assessment` cut points move the boundaries: a lower `heavy` sends more to
 // the top tiers. Between heavy and thinking the likelier one wins.
 // `x-route` names what weighed most.
-import type { CanonicalRequest } from '../data-plane/canonical';
-import type { AssessmentThresholds, Tier } from './catalog.types';
+import type { CanonicalRequest } from '../core/canonical';
+import type { AssessmentThresholds, Tier } from '../core/catalog.types';
 import { FEATURE_NAMES, extractFeatures, type FeatureName } from './complexity-features';
 import { MODEL_TIERS, ROUTING_MODEL, type RoutingModel } from './routing-model';
 

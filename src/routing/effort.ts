@@ -7,9 +7,9 @@
 // `none` says only that the caller wants no reasoning (thinking disabled), and
 // an explicit `thinking: enabled` has already chosen the thinking tier: both
 // leave the tier to the assessment. The reason names the bound that changed it.
-import type { Effort } from '../data-plane/canonical';
+import type { Effort } from '../core/canonical';
 import type { Assessment } from './complexity';
-import type { Tier } from './catalog.types';
+import type { Tier } from '../core/catalog.types';
 
 const RANK: Record<Tier, number> = { light: 0, standard: 1, heavy: 2, thinking: 3 };
 

@@ -5,7 +5,7 @@
 // and committed as routing-model.json, which is read once, at start. On the
 // hot path it is a few thousand multiply-adds: no I/O, no allocation beyond
 // the feature arrays.
-import type { AssessmentThresholds, Tier } from './catalog.types';
+import type { AssessmentThresholds, Tier } from '../core/catalog.types';
 import { FEATURE_NAMES, GRAM_BUCKETS, type Features } from './complexity-features';
 import weights from './routing-model.json' with { type: 'json' };
 

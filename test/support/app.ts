@@ -6,7 +6,7 @@ import { createApp, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { loggerOptions } from '../../src/logger';
 import { builtinCatalog, parseCatalog } from '../../src/routing/catalog';
-import type { Catalog } from '../../src/routing/catalog.types';
+import type { Catalog } from '../../src/core/catalog.types';
 import type { Database } from '../../src/db/database';
 import { testDatabase } from './db';
 import { lineSink } from './log-sink';

@@ -15,8 +15,8 @@
 // usage 11 in / 6 out, streamed when the request asked for a stream.
 import http, { type IncomingHttpHeaders } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CanonicalRequest } from '../../src/data-plane/canonical';
-import type { Decimal, Deployment, MockBehaviour, ProviderType } from '../../src/routing/catalog.types';
+import type { CanonicalRequest } from '../../src/core/canonical';
+import type { Decimal, Deployment, MockBehaviour, ProviderType } from '../../src/core/catalog.types';
 import { listenLocal } from './local-server';
 
 export interface FakeUsage {

@@ -1,6 +1,6 @@
 import { Arg, Ctx, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
 import type { Actor } from '../../domain/actor';
-import { formatMicros } from '../../metering/decimal';
+import { formatMicros } from '../../core/decimal';
 import { CurrentActor, type GraphqlContext } from './context';
 import { LoginPayload } from './login.payload';
 import { gated } from './gate.middleware';

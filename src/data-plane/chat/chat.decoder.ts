@@ -15,7 +15,7 @@ import type {
   OutputFormat,
   RefusedField,
   SourceRequest,
-} from '../canonical';
+} from '../../core/canonical';
 import { applyReasoningEffort, dataUrl, imageFromUrl, parseArguments, pushTurn as push } from '../openai-decode';
 
 type Schemas = components['schemas'];

@@ -4,7 +4,7 @@
 import type { components } from '../../generated/messages';
 import type { AppError } from '../../errors';
 import type { ResponseUsage } from '../../metering/tiers';
-import type { CanonicalContent, CanonicalEvent, MessageStopRaw, RawObject, StopReason } from '../canonical';
+import type { CanonicalContent, CanonicalEvent, MessageStopRaw, RawObject, StopReason } from '../../core/canonical';
 
 type StopEvent = Extract<CanonicalEvent, { type: 'message_stop' }>;
 import { errorBody } from '../http/error-envelopes';

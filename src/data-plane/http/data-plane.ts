@@ -5,7 +5,7 @@ import { mountOperations, type OpenApiContract, type OperationContext } from '..
 import { fromFastify } from '../../control-plane/rest/rest-errors';
 import type { AuthenticatedKey, KeyAuthenticator } from '../key-auth';
 import type { CallContext } from '../call';
-import type { ProtocolForm } from '../canonical';
+import type { ProtocolForm } from '../../core/canonical';
 import { KEYED_BODY } from '../../http/body-allowance';
 import type { HttpDrain } from '../../http/drain';
 import { errorFormFor } from './error-envelopes';

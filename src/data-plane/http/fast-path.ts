@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { newId } from '../../db/ids';
 import { toAppError } from '../../errors';
 import type { BodyBudget, BodyShare } from '../../http/body-budget';
-import type { ClientAddresses } from '../../http/client-address';
+import type { ClientAddresses } from '../../core/client-address';
 import type { HttpDrain } from '../../http/drain';
 import { parseJsonBody } from '../../http/json-body';
 import { mediaType, operationChecks, type OpenApiContract, type OperationCheck } from '../../http/openapi-router';

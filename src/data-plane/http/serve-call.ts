@@ -3,7 +3,7 @@ import { AppError, toAppError } from '../../errors';
 import { headerToken } from '../../http/header-token';
 import type { ResponseUsage } from '../../metering/tiers';
 import { UpstreamError } from '../../providers/provider';
-import type { CanonicalEvent } from '../canonical';
+import type { CanonicalEvent } from '../../core/canonical';
 import { ResponseCollector } from '../collect-response';
 import { routeHeader, type Call } from '../call';
 import type { CallReply } from './data-plane';

@@ -16,7 +16,7 @@ import type {
   OutputFormat,
   RefusedField,
   SourceRequest,
-} from '../canonical';
+} from '../../core/canonical';
 
 type Schemas = components['schemas'];
 export type MessagesRequest = Schemas['MessagesRequest'];

@@ -8,7 +8,7 @@
 import type { components } from '../../generated/messages';
 import type { AppError } from '../../errors';
 import type { ResponseUsage } from '../../metering/tiers';
-import type { BlockStart, CanonicalContent, CanonicalEvent, MessageStopRaw, RawObject, StopReason } from '../canonical';
+import type { BlockStart, CanonicalContent, CanonicalEvent, MessageStopRaw, RawObject, StopReason } from '../../core/canonical';
 import type { CollectedBlock } from '../collect-response';
 import { errorBody } from '../http/error-envelopes';
 

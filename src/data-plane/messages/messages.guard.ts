@@ -2,8 +2,9 @@
 // read, wherever the protocol puts it, in place (copy-on-write), so the body
 // that passes through is the caller's own but for the redacted texts.
 import type { InputInspector } from '../../guardrails/guardrail-engine';
-import { editItems, inspectUnknown, isObject, withField } from '../body-walk';
-import type { RawObject } from '../canonical';
+import { inspectUnknown } from '../body-walk';
+import { editItems, isObject, withField } from '../../core/json-edit';
+import type { RawObject } from '../../core/canonical';
 
 /** `system`, then every message's content; the same body when nothing was redacted. */
 export function guardMessagesBody<T extends RawObject>(body: T, inspect: InputInspector): T {

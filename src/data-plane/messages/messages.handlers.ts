@@ -3,7 +3,7 @@ import type { InboundCall, Pipeline } from '../pipeline';
 import { callContext, type DataPlaneHandler } from '../http/data-plane';
 import { serveCall, type FormCodec, type ServeOptions } from '../http/serve-call';
 import { countRequestTokens } from '../token-count';
-import type { RawObject } from '../canonical';
+import type { RawObject } from '../../core/canonical';
 import { decodeMessagesBody, decodeMessagesRequest, type AnthropicHeaders, type CountTokensRequest, type MessagesRequest } from './messages.decoder';
 import { encodeMessage, MessagesStreamEncoder } from './messages.encoder';
 import { guardMessagesBody } from './messages.guard';

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors';
-import type { Catalog, ModelEntry } from '../../routing/catalog.types';
+import type { Catalog, ModelEntry } from '../../core/catalog.types';
 import { authenticatedKey, type DataPlaneHandler } from '../http/data-plane';
 
 const anthropicModel = (m: ModelEntry) => ({ type: 'model', id: m.name, display_name: m.displayName, created_at: m.createdAt });

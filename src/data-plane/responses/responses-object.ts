@@ -2,8 +2,8 @@
 // numbers as the other forms), the request fields it echoes, and what the
 // encoder is told about the call.
 import type { ResponseUsage } from '../../metering/tiers';
-import type { CanonicalTool, RawObject } from '../canonical';
-import { isObject } from '../body-walk';
+import type { CanonicalTool, RawObject } from '../../core/canonical';
+import { isObject } from '../../core/json-edit';
 
 /** Responses-form usage: the unified counts (the same numbers as the other forms), then the gateway's extras. */
 export function responsesUsage(usage: ResponseUsage, extra?: RawObject): RawObject {

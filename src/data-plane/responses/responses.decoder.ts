@@ -8,8 +8,8 @@
 // refused, when the call is translated. The body travels on as `source`.
 import type { components } from '../../generated/messages';
 import { invalid } from '../../errors';
-import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalTool, CanonicalToolChoice, OutputFormat, RawObject, RefusedField } from '../canonical';
-import { isObject } from '../body-walk';
+import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalTool, CanonicalToolChoice, OutputFormat, RawObject, RefusedField } from '../../core/canonical';
+import { isObject } from '../../core/json-edit';
 import { applyReasoningEffort, dataUrl, imageFromUrl, parseArguments, pushTurn } from '../openai-decode';
 
 export type ResponsesRequest = components['schemas']['ResponsesRequest'];

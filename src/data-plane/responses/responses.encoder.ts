@@ -15,9 +15,9 @@
 // The plain form is the same machine run without writing.
 import type { AppError } from '../../errors';
 import type { ResponseUsage } from '../../metering/tiers';
-import type { BlockStart, CanonicalEvent, RawObject, StopReason } from '../canonical';
+import type { BlockStart, CanonicalEvent, RawObject, StopReason } from '../../core/canonical';
 import type { CollectedBlock } from '../collect-response';
-import { isObject } from '../body-walk';
+import { isObject } from '../../core/json-edit';
 import { errorBody } from '../http/error-envelopes';
 import { FREEFORM_INPUT } from './responses.decoder';
 import { responsesUsage, type ResponsesEncoderOptions } from './responses-object';

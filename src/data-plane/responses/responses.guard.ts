@@ -4,8 +4,9 @@
 // later), in place (copy-on-write), so the body that passes through is the
 // caller's own but for the redacted texts.
 import type { InputInspector } from '../../guardrails/guardrail-engine';
-import { editItems, guardOpenAiContent, inspectJsonText, inspectUnknown, isObject, withField } from '../body-walk';
-import type { RawObject } from '../canonical';
+import { guardOpenAiContent, inspectJsonText, inspectUnknown } from '../body-walk';
+import { editItems, isObject, withField } from '../../core/json-edit';
+import type { RawObject } from '../../core/canonical';
 
 export function guardResponsesBody<T extends RawObject>(body: T, inspect: InputInspector): T {
   let out = body;

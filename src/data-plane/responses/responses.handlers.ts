@@ -1,6 +1,6 @@
-import type { Catalog } from '../../routing/catalog.types';
+import type { Catalog } from '../../core/catalog.types';
 import type { Call } from '../call';
-import type { RawObject } from '../canonical';
+import type { RawObject } from '../../core/canonical';
 import { callContext, type DataPlaneHandler } from '../http/data-plane';
 import { serveCall, type FormCodec, type ServeOptions } from '../http/serve-call';
 import type { InboundCall, Pipeline } from '../pipeline';

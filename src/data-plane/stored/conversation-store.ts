@@ -3,7 +3,7 @@
 // every statement filters by the caller's account. Retention counts from a
 // conversation's last write.
 import type pg from 'pg';
-import type { RawObject } from '../canonical';
+import type { RawObject } from '../../core/canonical';
 import { checkItemIds, keptItem, listPage, randomId, storableJson, storedNotFound, type ListPage, type ListQuery } from './stored-items';
 
 export interface ConversationObject {

@@ -8,7 +8,7 @@
 // that write rather than missing it.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { RawObject } from '../canonical';
+import type { RawObject } from '../../core/canonical';
 import { listPage, storableJson, type ListPage, type ListQuery } from './stored-items';
 
 export interface StoredResponseInput {

@@ -8,8 +8,8 @@
 import type { Logger } from 'pino';
 import { AppError, invalid } from '../../errors';
 import { BODY_LIMIT } from '../../http/body-allowance';
-import { isObject } from '../body-walk';
-import type { RawObject } from '../canonical';
+import { isObject } from '../../core/json-edit';
+import type { RawObject } from '../../core/canonical';
 import type { ResponsesRequest } from '../responses/responses.decoder';
 import type { ConversationStore } from './conversation-store';
 import type { ResponseStore } from './response-store';

@@ -2,8 +2,8 @@
 // it hands them back as context. Pure: no database.
 import { randomBytes } from 'node:crypto';
 import { AppError, invalid } from '../../errors';
-import { isObject } from '../body-walk';
-import type { RawObject } from '../canonical';
+import { isObject } from '../../core/json-edit';
+import type { RawObject } from '../../core/canonical';
 
 /**
  * Size bounds of what is kept. A response's expanded input (its stored

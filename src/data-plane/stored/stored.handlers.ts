@@ -2,7 +2,7 @@
 // every call scoped to the key's account.
 import { unstorableError, unstorableText } from '../../http/storable-text';
 import { authenticatedKey, type DataPlaneHandler } from '../http/data-plane';
-import type { RawObject } from '../canonical';
+import type { RawObject } from '../../core/canonical';
 import type { StatefulResponses } from './stateful-responses';
 import { MAX_ITEMS_PER_ADD, storedNotFound, type ListQuery } from './stored-items';
 

@@ -4,7 +4,7 @@ import { CHANNELS, notifyChange } from '../../db/change-feed';
 import { AccountSchema } from '../../db/entities/account.entity';
 import { newId } from '../../db/ids';
 import { conflict, invalid, notFound } from '../../errors';
-import { parseDecimal, toMicros, toSafeNumber } from '../../metering/decimal';
+import { parseDecimal, toMicros, toSafeNumber } from '../../core/decimal';
 import type { Actor } from '../actor';
 import type { AuditService } from '../audit/audit.service';
 import { inTransaction } from '../../db/transaction';

@@ -11,6 +11,8 @@
 //   to a client that has signed in as that user before.
 // - A client is its IP address, an IPv6 address by its /64 (one subscriber).
 
+import { throttleClient } from '../../core/client-address';
+
 export interface ThrottleLimits {
   windowMs: number;
   /** Attempts per (e-mail, client) in the window. */
@@ -27,21 +29,6 @@ export const DEFAULT_THROTTLE: ThrottleLimits = { windowMs: 15 * 60_000, perPair
 
 /** Keys kept at most; past this, the oldest are dropped (memory stays bounded under a flood of made-up e-mails). */
 const MAX_KEYS = 100_000;
-
-/** A client for throttling: an IPv4 address as is, an IPv6 address by its /64 prefix. */
-export function throttleClient(ip: string): string {
-  const address = ip.split('%')[0] ?? ip;
-  if (address.startsWith('::ffff:') && address.includes('.')) return address.slice(7);
-  if (!address.includes(':')) return address;
-  const [head = '', tail] = address.includes('::') ? address.split('::') : [address, undefined];
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? left : [...left, ...new Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${groups
-    .slice(0, 4)
-    .map((group) => group.toLowerCase().replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
-}
 
 export class LoginThrottle {
   private readonly attempts = new Map<string, number[]>();

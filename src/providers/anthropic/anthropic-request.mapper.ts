@@ -10,8 +10,8 @@ import type {
   ToolChoice,
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages';
-import type { CanonicalContent, CanonicalRequest, CanonicalToolChoice, RawObject } from '../../data-plane/canonical';
-import type { Deployment } from '../../routing/catalog.types';
+import type { CanonicalContent, CanonicalRequest, CanonicalToolChoice, RawObject } from '../../core/canonical';
+import type { Deployment } from '../../core/catalog.types';
 import { refuseUntranslated } from '../translation';
 
 /** Anthropic refuses thinking budgets below this. */

@@ -3,7 +3,7 @@
 // sends is kept (`raw`) for the Messages encoder to relay on same-protocol
 // calls. The request side is anthropic-request.mapper.ts.
 import type { RawContentBlockDelta, RawMessageDeltaEvent, StopReason as AnthropicStopReason } from '@anthropic-ai/sdk/resources/messages';
-import type { BlockStart, CanonicalEvent, MessageStopRaw, RawObject, StopReason, UpstreamUsage } from '../../data-plane/canonical';
+import type { BlockStart, CanonicalEvent, MessageStopRaw, RawObject, StopReason, UpstreamUsage } from '../../core/canonical';
 import { except } from '../raw-fields';
 import { UpstreamError } from '../provider';
 import { isRecord } from '../upstream-http';

@@ -1,5 +1,5 @@
 // Anthropic Messages API upstream: `POST {base_url}/v1/messages`.
-import type { CanonicalEvent } from '../../data-plane/canonical';
+import type { CanonicalEvent } from '../../core/canonical';
 import { streamOverHttp, type HttpProtocol } from '../http-protocol';
 import { UpstreamError, type ProviderAdapter, type ProviderCall } from '../provider';
 import { isRecord, parseEventData, UpstreamPool } from '../upstream-http';

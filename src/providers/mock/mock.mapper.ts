@@ -2,10 +2,10 @@
 // the same request always gets the same words, so tests and demos can rely on
 // them. Timing, failures and the prefix cache live in mock.provider.ts.
 import { createHash } from 'node:crypto';
-import type { CanonicalMessage, CanonicalRequest, CanonicalTool, StopReason } from '../../data-plane/canonical';
-import type { Deployment } from '../../routing/catalog.types';
+import type { CanonicalMessage, CanonicalRequest, CanonicalTool, StopReason } from '../../core/canonical';
+import type { Deployment } from '../../core/catalog.types';
 import { countTokens, firstTokens } from '../../tokenizer';
-import { contentTexts } from '../../data-plane/canonical-text';
+import { contentTexts } from '../../core/canonical-text';
 
 export interface MockToolUse {
   id: string;

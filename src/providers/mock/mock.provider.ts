@@ -4,8 +4,8 @@
 // purpose (failRate, resetAfterChunks) so fallback can be exercised.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CanonicalEvent, CanonicalMessage, UpstreamUsage } from '../../data-plane/canonical';
-import type { MockBehaviour } from '../../routing/catalog.types';
+import type { CanonicalEvent, CanonicalMessage, UpstreamUsage } from '../../core/canonical';
+import type { MockBehaviour } from '../../core/catalog.types';
 import { abortedError, UpstreamError, type ProviderAdapter, type ProviderCall } from '../provider';
 import { countTokens, countTokensYielding } from '../../tokenizer';
 import { flattenPrompt, hashText, planReply, splitChunks, type MockReply } from './mock.mapper';

@@ -9,8 +9,8 @@ import type {
   ChatCompletionMessageToolCall,
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
-import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalToolChoice, RawObject } from '../../data-plane/canonical';
-import type { Deployment } from '../../routing/catalog.types';
+import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalToolChoice, RawObject } from '../../core/canonical';
+import type { Deployment } from '../../core/catalog.types';
 import { refuseUntranslated } from '../translation';
 import { isRecord } from '../upstream-http';
 

@@ -7,7 +7,7 @@
 // is openai-request.mapper.ts.
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import type { CanonicalEvent, RawObject, StopReason, UpstreamUsage } from '../../data-plane/canonical';
+import type { CanonicalEvent, RawObject, StopReason, UpstreamUsage } from '../../core/canonical';
 import { except } from '../raw-fields';
 import { UpstreamError } from '../provider';
 import { isRecord } from '../upstream-http';

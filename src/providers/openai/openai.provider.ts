@@ -2,7 +2,7 @@
 // `POST {base_url}/chat/completions`, where base_url already ends in /v1.
 // A provider that also speaks the Responses API (`responses: true`) gets
 // Responses-form calls as they came, at `POST {base_url}/responses`.
-import type { CanonicalEvent } from '../../data-plane/canonical';
+import type { CanonicalEvent } from '../../core/canonical';
 import { streamOverHttp, type HttpProtocol } from '../http-protocol';
 import { UpstreamError, type ProviderAdapter, type ProviderCall } from '../provider';
 import { parseEventData, UpstreamPool } from '../upstream-http';

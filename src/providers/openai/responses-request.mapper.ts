@@ -1,8 +1,8 @@
 // The request side of the OpenAI Responses API, for Responses-form calls to
 // an `openai` provider that speaks it (`responses: true` in the catalog): the
 // caller's body passes through with only what the gateway owns changed.
-import type { CanonicalRequest, RawObject } from '../../data-plane/canonical';
-import type { Deployment } from '../../routing/catalog.types';
+import type { CanonicalRequest, RawObject } from '../../core/canonical';
+import type { Deployment } from '../../core/catalog.types';
 import { isRecord } from '../upstream-http';
 
 /**

@@ -8,7 +8,7 @@
 // reasoning item's encrypted content is its thinking signature. Usage:
 // `input_tokens` counts cached tokens, `input_tokens_details.cached_tokens`
 // is the cache hit.
-import type { CanonicalEvent, RawObject, StopReason, UpstreamUsage } from '../../data-plane/canonical';
+import type { CanonicalEvent, RawObject, StopReason, UpstreamUsage } from '../../core/canonical';
 import { except } from '../raw-fields';
 import { UpstreamError } from '../provider';
 import { isRecord } from '../upstream-http';

@@ -2,7 +2,7 @@
 // console's six tiers, chart, totals and the table's usage column agree with
 // the REST control plane (`GET /api/v1/keys/{id}/usage`).
 import { expect } from 'chai';
-import { PRICE_TIERS } from '../../../src/routing/catalog.types';
+import { PRICE_TIERS } from '../../../src/core/catalog.types';
 import { api, createAccount, createKey, type TestAccount } from '../../support/app';
 import { operator } from '../../integration/billing/billing-support';
 import {

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import type { Actor } from '../../../src/domain/actor';
 import { priceCall, priceClassOf } from '../../../src/metering/tiers';
 import type { UsageRecordInput } from '../../../src/metering/usage-recorder';
-import { PRICE_TIERS, type PriceTier } from '../../../src/routing/catalog.types';
+import { PRICE_TIERS, type PriceTier } from '../../../src/core/catalog.types';
 import { api, type TestApp } from '../../support/app';
 import { testDatabase } from '../../support/db';
 

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { zoneMonth } from '../../../src/domain/zone-time';
-import { formatMicros } from '../../../src/metering/decimal';
+import { formatMicros } from '../../../src/core/decimal';
 import { api, createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../../support/app';
 import { allUsageItems, dataCall, micros, operator, pool, shiftDay, zoneDay, type CallSpec } from './billing-support';
 

@@ -11,7 +11,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { formatMicros } from '../../../src/metering/decimal';
+import { formatMicros } from '../../../src/core/decimal';
 import { zoneMonth } from '../../../src/domain/zone-time';
 import { api, createAccount, createKey, startTestApp, type TestAccount, type TestApp } from '../../support/app';
 import { dataOf, gql } from '../graphql/graphql-client';

@@ -10,7 +10,7 @@
 // or, once what is left cannot, the account's (at its limit).
 import { expect } from 'chai';
 import { zoneMonth } from '../../../src/domain/zone-time';
-import { formatMicros } from '../../../src/metering/decimal';
+import { formatMicros } from '../../../src/core/decimal';
 import { api, createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
 import { catalogFile } from '../../support/data-plane';
 import { startFakeAnthropic, startFakeOpenAI, startFakeOpenAIResponses, type FakeUpstream } from '../../support/fake-upstreams';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { CanonicalEvent } from '../../../src/data-plane/canonical';
+import type { CanonicalEvent } from '../../../src/core/canonical';
 import { AnthropicProvider } from '../../../src/providers/anthropic/anthropic.provider';
 import { freePort } from '../../support/db';
 import { canonicalRequest, fakeDeployment, startFakeAnthropic } from '../../support/fake-upstreams';

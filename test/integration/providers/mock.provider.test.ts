@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { encode } from 'gpt-tokenizer';
-import type { CanonicalEvent, CanonicalMessage } from '../../../src/data-plane/canonical';
+import type { CanonicalEvent, CanonicalMessage } from '../../../src/core/canonical';
 import { MockProvider } from '../../../src/providers/mock/mock.provider';
 import { createProviderRegistry } from '../../../src/providers/registry';
-import type { MockBehaviour } from '../../../src/routing/catalog.types';
+import type { MockBehaviour } from '../../../src/core/catalog.types';
 import { canonicalRequest, fakeDeployment } from '../../support/fake-upstreams';
 import { collect, drain, failureOf, textOf } from '../../unit/providers/canonical-events';
 

@@ -1,8 +1,8 @@
 // Shared by the HTTP provider tests (not a spec file): a fresh fake upstream
 // for every test, and a call to the adapter under test pointed at it.
-import type { CanonicalEvent } from '../../../src/data-plane/canonical';
+import type { CanonicalEvent } from '../../../src/core/canonical';
 import type { ProviderAdapter } from '../../../src/providers/provider';
-import type { ProviderType } from '../../../src/routing/catalog.types';
+import type { ProviderType } from '../../../src/core/catalog.types';
 import { canonicalRequest, fakeDeployment, type FakeDeploymentOptions, type FakeUpstream } from '../../support/fake-upstreams';
 
 export interface FakeUpstreamHarness {

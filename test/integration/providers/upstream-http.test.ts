@@ -2,7 +2,7 @@ import http from 'node:http';
 import { expect } from 'chai';
 import { UpstreamError } from '../../../src/providers/provider';
 import { UpstreamPool } from '../../../src/providers/upstream-http';
-import type { ProviderConfig } from '../../../src/routing/catalog.types';
+import type { ProviderConfig } from '../../../src/core/catalog.types';
 import { listenLocal, type LocalServer } from '../../support/local-server';
 
 // A plain (JSON) reply is read under the idle clock: silence longer than

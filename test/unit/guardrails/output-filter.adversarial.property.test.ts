@@ -5,7 +5,7 @@
 // release a match the whole text does not have, and keep event order.
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { CanonicalEvent } from '../../../src/data-plane/canonical';
+import type { CanonicalEvent } from '../../../src/core/canonical';
 import {
   BUILT_IN_RULES,
   createGuardrails,

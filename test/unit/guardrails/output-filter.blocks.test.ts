@@ -4,7 +4,7 @@
 // through its view while streaming; the strings of raw events, raw deltas and
 // server-tool blocks; streamed text in unknown events.
 import { expect } from 'chai';
-import type { CanonicalEvent } from '../../../src/data-plane/canonical';
+import type { CanonicalEvent } from '../../../src/core/canonical';
 import { createGuardrails, defaultDetectors, resolvePolicies, type GuardrailPolicy, type OutputFilter } from '../../../src/guardrails';
 
 const guardrails = (overrides: Partial<Record<string, GuardrailPolicy>> = {}) =>

@@ -2,7 +2,7 @@
 // however the upstream happens to chunk it.
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { CanonicalEvent } from '../../../src/data-plane/canonical';
+import type { CanonicalEvent } from '../../../src/core/canonical';
 import {
   createGuardrails,
   defaultDetectors,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { CanonicalEvent } from '../../../src/data-plane/canonical';
+import type { CanonicalEvent } from '../../../src/core/canonical';
 import {
   apiSecretDetector,
   createBlockListDetector,

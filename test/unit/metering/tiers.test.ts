@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { UpstreamUsage } from '../../../src/data-plane/canonical';
-import { parseDecimal } from '../../../src/metering/decimal';
+import type { UpstreamUsage } from '../../../src/core/canonical';
+import { parseDecimal } from '../../../src/core/decimal';
 import { priceCall, responseUsage, unifyUsage, type MeteredTokens } from '../../../src/metering/tiers';
-import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../../../src/routing/catalog.types';
+import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../../../src/core/catalog.types';
 
 const ONE = parseDecimal('1');
 const IDENTITY: UnifyFactors = { input: ONE, cachedInput: ONE, output: ONE };

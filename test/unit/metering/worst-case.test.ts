@@ -6,17 +6,17 @@
 // sampling of a hosted-tool loop, cache writes at their factor, and the one
 // output bound the upstream is sent.
 import { expect } from 'chai';
-import type { CanonicalRequest, RawObject } from '../../../src/data-plane/canonical';
+import type { CanonicalRequest, RawObject } from '../../../src/core/canonical';
 import { decodeChatRequest, type ChatCompletionRequest } from '../../../src/data-plane/chat/chat.decoder';
 import { decodeMessagesRequest, type MessagesRequest } from '../../../src/data-plane/messages/messages.decoder';
 import { decodeResponsesRequest, type ResponsesRequest } from '../../../src/data-plane/responses/responses.decoder';
-import { DEFAULT_INPUT_ALLOWANCES } from '../../../src/metering/input-allowances';
-import { FETCH_RESULT_OVERHEAD_TOKENS, FILE_SEARCH_RESULT_TOKENS } from '../../../src/metering/input-scan';
+import { DEFAULT_INPUT_ALLOWANCES } from '../../../src/core/input-allowances';
+import { FETCH_RESULT_OVERHEAD_TOKENS, FILE_SEARCH_RESULT_TOKENS } from '../../../src/metering/input-scan.types';
 import { BASE_PROMPT_OVERHEAD_TOKENS, UPSTREAM_INSTRUCTIONS_TOKENS, worstCase } from '../../../src/metering/worst-case';
 import { anthropicBody } from '../../../src/providers/anthropic/anthropic-request.mapper';
 import { BUILTIN_PRICES } from '../../../src/routing/builtin-catalog';
 import { parseCatalog } from '../../../src/routing/catalog';
-import type { Deployment } from '../../../src/routing/catalog.types';
+import type { Deployment } from '../../../src/core/catalog.types';
 
 function catalogWith(extra: { claude?: Record<string, unknown>; gpt?: Record<string, unknown> } = {}) {
   return parseCatalog(

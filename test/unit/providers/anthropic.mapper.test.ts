@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { CanonicalEvent } from '../../../src/data-plane/canonical';
+import type { CanonicalEvent } from '../../../src/core/canonical';
 import { thinkingBudget, toAnthropicRequest } from '../../../src/providers/anthropic/anthropic-request.mapper';
 import { AnthropicStreamMapper, fromAnthropicMessage } from '../../../src/providers/anthropic/anthropic.mapper';
 import { UpstreamError } from '../../../src/providers/provider';

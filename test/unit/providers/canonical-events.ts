@@ -9,7 +9,7 @@ import type {
   CanonicalResponse,
   StopReason,
   UpstreamUsage,
-} from '../../../src/data-plane/canonical';
+} from '../../../src/core/canonical';
 import { UpstreamError } from '../../../src/providers/provider';
 import { SseParser, type SseEvent } from '../../../src/providers/sse-parser';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { CanonicalEvent } from '../../../src/data-plane/canonical';
+import type { CanonicalEvent } from '../../../src/core/canonical';
 import { toOpenAiRequest } from '../../../src/providers/openai/openai-request.mapper';
 import { fromOpenAiCompletion, OpenAiStreamMapper, toStopReason } from '../../../src/providers/openai/openai.mapper';
 import { UpstreamError } from '../../../src/providers/provider';

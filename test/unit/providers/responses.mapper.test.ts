@@ -4,7 +4,7 @@
 // SSE parser cut at every byte, and through the Responses encoder in relay
 // mode, which must give the client the upstream's own events back.
 import { expect } from 'chai';
-import type { CanonicalEvent } from '../../../src/data-plane/canonical';
+import type { CanonicalEvent } from '../../../src/core/canonical';
 import { ResponsesEncoder } from '../../../src/data-plane/responses/responses.encoder';
 import type { ResponseUsage } from '../../../src/metering/tiers';
 import { UpstreamError } from '../../../src/providers/provider';

@@ -14,7 +14,7 @@ import {
   parseCatalog,
   resolveTiers,
 } from '../../../src/routing/catalog';
-import { PRICE_TIERS, TIERS, type Catalog, type Tier } from '../../../src/routing/catalog.types';
+import { PRICE_TIERS, TIERS, type Catalog, type Tier } from '../../../src/core/catalog.types';
 
 const EXAMPLE_PATH = fileURLToPath(new URL('../../../catalog.example.json', import.meta.url));
 

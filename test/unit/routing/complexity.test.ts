@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { CanonicalMessage, CanonicalRequest } from '../../../src/data-plane/canonical';
-import { TIERS } from '../../../src/routing/catalog.types';
+import type { CanonicalMessage, CanonicalRequest } from '../../../src/core/canonical';
+import { TIERS } from '../../../src/core/catalog.types';
 import { FEATURE_NAMES } from '../../../src/routing/complexity-features';
 import { DEFAULT_ASSESSMENT_THRESHOLDS, assessComplexity } from '../../../src/routing/complexity';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { formatMicros, mulCeil, parseDecimal, toMicros } from '../../../src/metering/decimal';
+import { formatMicros, mulCeil, parseDecimal, toMicros } from '../../../src/core/decimal';
 
 describe('metering decimal', () => {
   describe('parseDecimal', () => {

@@ -1,7 +1,7 @@
 // Exact decimals for prices and unify factors. Money never passes through a
 // float: a decimal is an integer `units` over 10^scale, and every product is
 // taken in BigInt and rounded once, at a documented point.
-import type { Decimal } from '../routing/catalog.types';
+import type { Decimal } from './catalog.types';
 
 /**
  * A price per million tokens with at most 6 places is a whole number of

@@ -1,6 +1,6 @@
 // The model catalog (DESIGN §7): a contract operators write and outside tests
-// rely on. `catalog.ts` parses the JSON file into these types.
-import type { InputAllowances } from '../metering/input-allowances';
+// rely on. `routing/catalog.ts` parses the JSON file into these types.
+import type { InputAllowances } from './input-allowances';
 
 export const TIERS = ['light', 'standard', 'heavy', 'thinking'] as const;
 export type Tier = (typeof TIERS)[number];

@@ -1,7 +1,8 @@
 // The one internal shape in the middle of the data plane. Each protocol form
 // (messages, chat-completions, responses) is one decoder into CanonicalRequest and one
 // encoder from CanonicalEvent; each upstream is one adapter between the two.
-// Routing, guardrails and metering only ever see these types.
+// Routing, guardrails and metering only ever see these types; they live in
+// core because providers, routing, metering and guardrails all read them.
 //
 // Same-protocol calls pass through: the request keeps the caller's body as
 // sent (`source`), and events keep the upstream's own fields (`raw`), so a

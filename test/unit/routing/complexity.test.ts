@@ -5,7 +5,7 @@ import { FEATURE_NAMES } from '../../../src/routing/complexity-features';
 import { DEFAULT_ASSESSMENT_THRESHOLDS, assessComplexity } from '../../../src/routing/complexity';
 
 /** The tags the README documents for `x-route`. */
-const REASON_TAGS = ['explicit_thinking', 'trivial', 'length', 'long', 'paste', 'history', 'many_turns', 'lookup', 'chat', 'produce', 'explain', 'code', 'edit', 'analysis', 'design', 'breadth', 'reasoning', 'optimisation', 'math', 'arithmetic', 'constraints', 'show_work', 'follow_up', 'list', 'figures', 'short', 'questions', 'large_output', 'tools', 'tool_loop', 'system', 'images', 'wording'];
+const REASON_TAGS = ['explicit_thinking', 'trivial', 'length', 'long', 'paste', 'history', 'many_turns', 'lookup', 'chat', 'produce', 'explain', 'code', 'edit', 'analysis', 'design', 'breadth', 'reasoning', 'optimisation', 'math', 'arithmetic', 'constraints', 'show_work', 'follow_up', 'list', 'figures', 'short', 'questions', 'deliberation', 'closed', 'tool_loop', 'tool_failed', 'system', 'images', 'wording'];
 import { routingModelProblem } from '../../../src/routing/routing-model';
 import weights from '../../../src/routing/routing-model.json' with { type: 'json' };
 import { benchAssessment, evaluate } from '../../../scripts/eval-routing';

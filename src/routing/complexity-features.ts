@@ -39,7 +39,6 @@ export const FEATURE_NAMES = [
   'constraints_with_data',
   'closed_question',
   'quoted',
-  'tool_edit',
   'no_cue',
   'tool_loop',
   'tool_rounds',
@@ -142,7 +141,6 @@ export function extractFeatures(request: CanonicalRequest): Features {
   // In an agent session a change request, however terse ("lint fails, fix it"), is a change to code.
   dense[I.closed_question] = askTokens <= CLOSED_TOKENS && closedQuestion(ask) ? 1 : 0;
   dense[I.quoted] = askTokens <= CLOSED_TOKENS && quotedTerm(ask) ? 1 : 0;
-  dense[I.tool_edit] = tools > 0 && (groups[EDIT] ?? 0) > 0 ? 1 : 0;
   dense[I.no_cue] = substantive ? 0 : 1;
   dense[I.tool_loop] = conversation.toolLoop ? 1 : 0;
   dense[I.tool_rounds] = Math.min(1, Math.log1p(conversation.toolRounds) / Math.log1p(10));
@@ -171,7 +169,6 @@ const MATH = CUE_GROUPS.indexOf('math');
 const REASONING = CUE_GROUPS.indexOf('reasoning');
 const OPTIMISE = CUE_GROUPS.indexOf('optimise');
 const CONSTRAINTS = CUE_GROUPS.indexOf('constraints');
-const EDIT = CUE_GROUPS.indexOf('edit');
 const PROCEED = CUE_GROUPS.indexOf('proceed');
 /** Groups that say an ask is a greeting, a lookup, a phrase, a short piece of writing or a go-ahead: with only these, an ask has no cue of work. */
 const NOT_SUBSTANTIVE = CUE_GROUPS.map((name) => name === 'chat' || name === 'lookup' || name === 'phrase' || name === 'artefact' || name === 'proceed');
@@ -206,15 +203,25 @@ const QUOTES: ReadonlyArray<readonly [open: number, close: number]> = [
   [0x300e, 0x300f], // 『…』
 ];
 
-/** A short quoted term in the ask: "how do you say 'accrual'", 把“对账单”翻成英文. An apostrophe inside a word (don't) opens nothing. */
+/**
+ * A short quoted term in the ask: "how do you say 'accrual'", 把“对账单”翻成英文,
+ * or a short phrase after a colon that ends the ask (翻译：早上好). An apostrophe
+ * inside a word (don't) opens nothing.
+ */
 function quotedTerm(ask: string): boolean {
-  for (let i = 0; i < ask.length; i += 1) {
-    const code = ask.charCodeAt(i);
+  const text = ask.trimEnd();
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code === 0xff1a || code === 0x3a) {
+      const rest = text.length - i - 1;
+      if (rest > 0 && rest <= QUOTED_CHARS && !text.includes('\n', i)) return true;
+      continue;
+    }
     const quote = QUOTES.find(([open]) => open === code);
     if (!quote) continue;
-    if (code === 0x27 && i > 0 && isAsciiWord(ask.charCodeAt(i - 1))) continue;
-    const close = ask.indexOf(String.fromCharCode(quote[1]), i + 1);
-    if (close > i + 1 && close - i - 1 <= QUOTED_CHARS && !ask.slice(i + 1, close).includes('\n')) return true;
+    if (code === 0x27 && i > 0 && isAsciiWord(text.charCodeAt(i - 1))) continue;
+    const close = text.indexOf(String.fromCharCode(quote[1]), i + 1);
+    if (close > i + 1 && close - i - 1 <= QUOTED_CHARS && !text.slice(i + 1, close).includes('\n')) return true;
   }
   return false;
 }

@@ -136,7 +136,7 @@ export const LEXICON: Record<CueGroupName, { en: string; zh: string }> = {
   },
   /** Asking for a word, a phrase or a one-line command: a term in another language, the command or shortcut for something. */
   phrase: {
-    en: "how do you say|how do i say|how to say|how would you say|what's the word for|what is the word for|the word for|term for|in chinese|in english|in french|in german|in japanese|in spanish|into chinese|into english|into french|into german|into japanese|into spanish|english for|chinese for|one-liner|one liner|one-line|one line|shell command|command to|command for|flag for|keyboard shortcut",
-    zh: '怎么说|用英文|用中文|英文怎么|中文怎么|英语怎么|翻成|译成|英文是|中文是|英文叫|中文叫|一行命令|一条命令|用什么命令|哪个命令|什么命令|快捷键|一行代码',
+    en: "how do you say|how do i say|how to say|how would you say|what's the word for|what is the word for|the word for|term for|in chinese|in english|in french|in german|in japanese|in spanish|into chinese|into english|into french|into german|into japanese|into spanish|english for|chinese for|one-liner|one liner|one-line|one line|shell command|command to|command for|flag for|keyboard shortcut|shortcut for|shortcut to|how do i check|how do i see|how do i list|how do i find|how do i get|how do i undo|how do i revert|how do i install|how do i uninstall|how do i delete|how do i rename|how do i print|how do i show|how do i turn|how do i kill|how do i stop|how do i push|how do i exit|how do i quit|how can i check|how can i see|how can i list",
+    zh: '怎么说|用英文|用中文|英文怎么|中文怎么|英语怎么|翻成|译成|英文是|中文是|英文叫|中文叫|一行命令|一条命令|用什么命令|哪个命令|什么命令|快捷键|一行代码|怎么查|怎么看|怎么查看|怎么列出|怎么安装|怎么卸载|怎么删|怎么撤销|怎么回滚|怎么退出|怎么杀掉|怎么推|只看|用哪个参数|什么参数',
   },
 };

@@ -106,7 +106,6 @@ const TAG: Record<FeatureName | 'wording', ReasonTag> = {
   constraints_with_data: 'constraints',
   closed_question: 'closed',
   quoted: 'closed',
-  tool_edit: 'edit',
   no_cue: 'short',
   tool_loop: 'tool_loop',
   tool_rounds: 'tool_loop',

@@ -1,7 +1,7 @@
 // What the complexity assessment costs per request (issue: ≤ 20 µs at the
 // 95th percentile): every request of the labelled routing corpus (chats,
-// follow-ups, long pastes, Claude Code agent turns with their 16 kB system
-// prompt and tools) assessed in five warm batches, each request's median
+// follow-ups, long pastes, agent turns in the bodies Claude Code, Codex and
+// LangChain send, with their system prompts, tools and preambles) assessed in five warm batches, each request's median
 // batch kept, so that a batch the machine's other work preempted does not
 // count as assessment cost (benchAssessment in scripts/eval-routing.ts).
 // `npm run bench` calls runRoutingAssessorBench() at its end; run alone:

@@ -16,7 +16,7 @@ import { TIERS, type AssessmentThresholds, type Tier } from '../src/core/catalog
 import { DEFAULT_ASSESSMENT_THRESHOLDS, assessComplexity, type Assessment } from '../src/routing/complexity';
 import { ROUTING_MODEL, type RoutingModel } from '../src/routing/routing-model';
 import { estimateTokens } from '../src/routing/token-estimate';
-import { loadCorpus, toRequest, type CorpusItem, type Lang, type Split } from './routing-corpus';
+import { HARNESSES, loadCorpus, toRequest, type CorpusItem, type Harness, type Lang, type Split } from './routing-corpus';
 
 export interface Evaluation {
   count: number;
@@ -27,6 +27,8 @@ export interface Evaluation {
   lightToThinking: number;
   /** Agent turns labelled light or standard that went to heavy or thinking. */
   agentOverRouted: number;
+  /** Agent turns: all, and per harness (`synthetic`: the corpus's own Claude Code scaffold). */
+  agent: Record<AgentKind | 'all', AgentFigures>;
   byLang: Record<Lang, { exact: number; count: number }>;
   byTier: Record<Tier, { exact: number; count: number }>;
   /** matrix[label][routed] */
@@ -34,6 +36,16 @@ export interface Evaluation {
   routedShare: Record<Tier, number>;
   misses: Array<{ item: CorpusItem; assessment: Assessment }>;
 }
+
+export type AgentKind = Harness | 'synthetic';
+export interface AgentFigures {
+  count: number;
+  exact: number;
+  /** Labelled light or standard, and how many of those went to heavy or thinking. */
+  lightOrStandard: number;
+  overRouted: number;
+}
+const AGENT_KINDS: readonly AgentKind[] = [...HARNESSES, 'synthetic'];
 
 const RANK: Record<Tier, number> = { light: 0, standard: 1, heavy: 2, thinking: 3 };
 const emptyRow = (): Record<Tier, number> => ({ light: 0, standard: 0, heavy: 0, thinking: 0 });
@@ -43,6 +55,7 @@ export function evaluate(items: readonly CorpusItem[], thresholds: AssessmentThr
   const byLang = { zh: { hit: 0, count: 0 }, en: { hit: 0, count: 0 } };
   let within = 0;
   let agentOverRouted = 0;
+  const agentHits = Object.fromEntries([...AGENT_KINDS, 'all'].map((kind) => [kind, { count: 0, hit: 0, lightOrStandard: 0, overRouted: 0 }]));
   const misses: Evaluation['misses'] = [];
   for (const item of items) {
     const assessment = assessComplexity(toRequest(item), thresholds, model);
@@ -52,6 +65,16 @@ export function evaluate(items: readonly CorpusItem[], thresholds: AssessmentThr
     else misses.push({ item, assessment });
     if (Math.abs(RANK[item.tier] - RANK[assessment.tier]) <= 1) within += 1;
     if (item.agent && RANK[item.tier] <= 1 && RANK[assessment.tier] >= 2) agentOverRouted += 1;
+    if (item.agent) {
+      for (const kind of [item.agent.harness ?? 'synthetic', 'all']) {
+        const figures = agentHits[kind];
+        if (!figures) continue;
+        figures.count += 1;
+        if (assessment.tier === item.tier) figures.hit += 1;
+        if (RANK[item.tier] <= 1) figures.lightOrStandard += 1;
+        if (RANK[item.tier] <= 1 && RANK[assessment.tier] >= 2) figures.overRouted += 1;
+      }
+    }
   }
   const share = (hit: number, count: number): number => (count === 0 ? 0 : hit / count);
   const tierTotal = (tier: Tier): number => TIERS.reduce((sum, routed) => sum + matrix[tier][routed], 0);
@@ -64,6 +87,9 @@ export function evaluate(items: readonly CorpusItem[], thresholds: AssessmentThr
     thinkingRecall: byTier.thinking.exact,
     lightToThinking: matrix.light.thinking,
     agentOverRouted,
+    agent: Object.fromEntries(
+      Object.entries(agentHits).map(([kind, f]) => [kind, { count: f.count, exact: share(f.hit, f.count), lightOrStandard: f.lightOrStandard, overRouted: f.overRouted }]),
+    ) as Evaluation['agent'],
     byLang: { zh: { exact: share(byLang.zh.hit, byLang.zh.count), count: byLang.zh.count }, en: { exact: share(byLang.en.hit, byLang.en.count), count: byLang.en.count } },
     byTier,
     matrix,
@@ -122,6 +148,10 @@ function report(name: string, e: Evaluation, verbose: boolean): string {
     `  by language: zh ${percent(e.byLang.zh.exact)} (${e.byLang.zh.count}), en ${percent(e.byLang.en.exact)} (${e.byLang.en.count})`,
     `  by tier:     ${TIERS.map((tier) => `${tier} ${percent(e.byTier[tier].exact)} (${e.byTier[tier].count})`).join(', ')}`,
     `  routed share: ${TIERS.map((tier) => `${tier} ${percent(e.routedShare[tier])}`).join(', ')}`,
+    `  agent turns: ${(['all', ...AGENT_KINDS] as const)
+      .filter((kind) => e.agent[kind].count > 0)
+      .map((kind) => `${kind} ${percent(e.agent[kind].exact)} of ${e.agent[kind].count} (light/standard→heavy+ ${e.agent[kind].overRouted} of ${e.agent[kind].lightOrStandard})`)
+      .join(', ')}`,
     `  confusion (rows label, columns routed):`,
     `  ${'label'.padEnd(10)}${TIERS.map((tier) => tier.padStart(10)).join('')}`,
     ...TIERS.map((label) => `  ${label.padEnd(10)}${TIERS.map((routed) => String(e.matrix[label][routed]).padStart(10)).join('')}`),

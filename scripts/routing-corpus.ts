@@ -11,6 +11,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CanonicalContent, CanonicalMessage, CanonicalRequest, CanonicalTool } from '../src/core/canonical';
+import { decodeChatRequest, type ChatCompletionRequest } from '../src/data-plane/chat/chat.decoder';
+import { decodeMessagesRequest, type MessagesRequest } from '../src/data-plane/messages/messages.decoder';
+import { decodeResponsesRequest, type ResponsesRequest } from '../src/data-plane/responses/responses.decoder';
 import { DEFAULT_MAX_TOKENS } from '../src/routing/catalog';
 import { TIERS, type Tier } from '../src/core/catalog.types';
 
@@ -37,13 +40,96 @@ export interface CorpusItem {
   history?: Array<[user: string, assistant: string]>;
   max_tokens?: number;
   thinking?: 'enabled' | 'adaptive' | 'disabled';
-  /** An agent turn: Claude Code's system prompt and tools, `rounds` earlier tool rounds, and optionally the latest tool result. */
-  agent?: { result?: string; rounds?: number };
+  /**
+   * An agent turn: `rounds` earlier tool rounds, and optionally the latest
+   * tool result (`failed`: the tool failed). With `harness`, the body that
+   * harness sends, from its capture in harness/; without, a synthetic Claude
+   * Code turn (its system prompt and twelve tools, a memory reminder).
+   */
+  agent?: { harness?: Harness; result?: string; rounds?: number; failed?: boolean };
   split: Split;
 }
 
 export const CORPUS_DIR = fileURLToPath(new URL('../test/fixtures/routing/', import.meta.url));
 export const CORPUS_PATH = path.join(CORPUS_DIR, 'corpus.jsonl');
+/** The request bodies recorded from real agent harnesses (scripts/capture-harness.ts). */
+export const HARNESS_DIR = path.join(CORPUS_DIR, 'harness');
+
+export const HARNESSES = ['claude-code', 'codex', 'langchain'] as const;
+export type Harness = (typeof HARNESSES)[number];
+/** The request form each harness speaks: Claude Code Messages, Codex Responses, LangChain (ChatOpenAI) chat completions. */
+export type HarnessForm = 'messages' | 'responses' | 'chat';
+
+type Json = Record<string, unknown>;
+
+/**
+ * What scripts/capture-harness.ts recorded from a real harness: the first
+ * body it sent (the ask as `{{ask}}`), and each tool round it appended after
+ * that (the assistant's tool call and the tool's output as `{{result}}`).
+ */
+export interface HarnessCapture {
+  harness: Harness;
+  form: HarnessForm;
+  /** The client that sent the bodies, with its version. */
+  client: string;
+  /** The first body: the ask, no tool round yet. */
+  body: Json;
+  /** The conversation up to the ask as the harness re-sends it once more follows, when that differs from `body`'s (Claude Code moves its cache marks). */
+  resent?: unknown[];
+  /** The cache mark the harness puts on the last block of the last message (Messages form). */
+  cacheMark?: Json;
+  /** The tool rounds, in the order recorded: the call's id, whether the tool failed, the messages (or input items) appended. */
+  rounds: Array<{ id: string; failed: boolean; items: unknown[] }>;
+}
+
+/** What a harness body is composed of: the earlier exchanges, the ask, then tool rounds (a recorded round's index and the tool output to put in it). */
+export interface HarnessTurn {
+  history: ReadonlyArray<readonly [user: string, assistant: string]>;
+  ask: string;
+  rounds: ReadonlyArray<{ template: number; result: string }>;
+}
+
+/** Where a form keeps its conversation. */
+export const conversationKey = (form: HarnessForm): 'messages' | 'input' => (form === 'responses' ? 'input' : 'messages');
+
+/** A deep copy of `value` with each placeholder in its strings replaced. */
+export function substitute<T>(value: T, replacements: Record<string, string>): T {
+  const keys = Object.keys(replacements);
+  return JSON.parse(JSON.stringify(value), (_, v: unknown) => (typeof v === 'string' ? keys.reduce((text, key) => text.replaceAll(key, () => replacements[key] ?? ''), v) : v)) as T;
+}
+
+function textTurn(form: HarnessForm, role: 'user' | 'assistant', text: string): Json {
+  if (form === 'messages') return { role, content: [{ type: 'text', text }] };
+  if (form === 'chat') return { role, content: text };
+  return { type: 'message', role, content: [{ type: role === 'user' ? 'input_text' : 'output_text', text }] };
+}
+
+/**
+ * The body a harness sends for `turn`: its recorded first body with the first
+ * user words in place of the ask, the later exchanges appended as text turns,
+ * then the tool rounds from the recorded ones (a round used again gets a new
+ * call id). The Messages form's cache mark goes on the last block, where
+ * Claude Code puts it.
+ */
+export function harnessBody(capture: HarnessCapture, turn: HarnessTurn): Json {
+  const key = conversationKey(capture.form);
+  const appended = turn.history.length > 0 || turn.rounds.length > 0;
+  const recorded = (appended ? capture.resent : undefined) ?? (capture.body[key] as unknown[]);
+  const conversation = substitute(recorded, { '{{ask}}': turn.history[0]?.[0] ?? turn.ask });
+  turn.history.forEach(([, answer], i) => conversation.push(textTurn(capture.form, 'assistant', answer), textTurn(capture.form, 'user', turn.history[i + 1]?.[0] ?? turn.ask)));
+  turn.rounds.forEach(({ template, result }, i) => {
+    const round = capture.rounds[template];
+    if (!round) throw new Error(`${capture.harness} capture: no tool round ${template}`);
+    const id = template === i ? round.id : `${round.id}_${i}`;
+    conversation.push(...substitute(round.items, { '{{result}}': result, [round.id]: id }));
+  });
+  if (appended && capture.cacheMark) {
+    const content = (conversation.at(-1) as Json | undefined)?.content;
+    const last = Array.isArray(content) ? (content.at(-1) as Json | undefined) : undefined;
+    if (last) last.cache_control = capture.cacheMark;
+  }
+  return { ...capture.body, [key]: conversation };
+}
 
 export function loadCorpus(file: string = CORPUS_PATH): CorpusItem[] {
   const items = readFileSync(file, 'utf8')
@@ -52,6 +138,11 @@ export function loadCorpus(file: string = CORPUS_PATH): CorpusItem[] {
     .map((line, index) => {
       const item = JSON.parse(line) as CorpusLine;
       if (!TIERS.includes(item.tier)) throw new Error(`${file}:${index + 1}: tier ${JSON.stringify(item.tier)} is not one of ${TIERS.join(', ')}`);
+      const harness = item.agent?.harness;
+      if (harness !== undefined && !HARNESSES.includes(harness)) throw new Error(`${file}:${index + 1}: agent.harness ${JSON.stringify(harness)} is not one of ${HARNESSES.join(', ')}`);
+      // A harness sends its own system prompt, output bound and thinking setting: an item cannot set them.
+      const fixed = harness === undefined ? undefined : (['system', 'max_tokens', 'thinking'] as const).find((field) => item[field] !== undefined);
+      if (fixed) throw new Error(`${file}:${index + 1}: ${fixed} cannot be set on an agent.harness item: the harness's capture sets it`);
       return item;
     });
   const ids = new Set<string>();
@@ -112,8 +203,47 @@ function agentScaffold(): { system: string; tools: CanonicalTool[] } {
 
 const text = (value: string): CanonicalContent => ({ type: 'text', text: value });
 
+const captures = new Map<Harness, HarnessCapture>();
+export function harnessCapture(harness: Harness): HarnessCapture {
+  let capture = captures.get(harness);
+  if (!capture) {
+    capture = JSON.parse(readFileSync(path.join(HARNESS_DIR, `${harness}.json`), 'utf8')) as HarnessCapture;
+    captures.set(harness, capture);
+  }
+  return capture;
+}
+
+/**
+ * An agent item as its harness sends it, decoded by the gateway's decoder of
+ * that form (what the assessor sees in production): the filler and written-out
+ * exchanges, the ask, `rounds` earlier tool rounds each reading a file, then
+ * the latest tool result, from a failed round of the capture if `failed`.
+ */
+function harnessRequest(item: CorpusItem, harness: Harness): CanonicalRequest {
+  const capture = harnessCapture(harness);
+  const filler = FILLER[item.lang];
+  const history: Array<readonly [string, string]> = [
+    ...Array.from({ length: item.turns ?? 0 }, (_, i) => filler[i % filler.length] ?? (['', ''] as const)),
+    ...(item.history ?? []).map(([user, answer]) => [expand(user), answer] as const),
+  ];
+  const ok = capture.rounds.flatMap((round, index) => (round.failed ? [] : [index]));
+  const failed = capture.rounds.findIndex((round) => round.failed);
+  const rounds = Array.from({ length: item.agent?.rounds ?? 0 }, (_, i) => ({ template: ok[i % ok.length] ?? 0, result: attachment('code-ts') }));
+  if (item.agent?.result !== undefined) rounds.push({ template: item.agent.failed ? failed : (ok[rounds.length % ok.length] ?? 0), result: expand(item.agent.result) });
+  const body = harnessBody(capture, { history, ask: expand(item.prompt), rounds });
+  switch (capture.form) {
+    case 'messages':
+      return decodeMessagesRequest(body as unknown as MessagesRequest);
+    case 'responses':
+      return decodeResponsesRequest(body as unknown as ResponsesRequest, DEFAULT_MAX_TOKENS);
+    case 'chat':
+      return decodeChatRequest(body as unknown as ChatCompletionRequest, DEFAULT_MAX_TOKENS);
+  }
+}
+
 /** The canonical request a client would send for this item (what the assessor sees). */
 export function toRequest(item: CorpusItem): CanonicalRequest {
+  if (item.agent?.harness !== undefined) return harnessRequest(item, item.agent.harness);
   const messages: CanonicalMessage[] = [];
   const filler = FILLER[item.lang];
   for (let i = 0; i < (item.turns ?? 0); i += 1) {

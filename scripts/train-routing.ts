@@ -143,8 +143,9 @@ function toFile(params: Params, thresholds: AssessmentThresholds, training: Reco
  */
 const MEDIAN_RULE: AssessmentThresholds = { standard: 0.3333, heavy: 0.6667 };
 
-/** What the choice on dev maximises: exact agreement, then within-one-tier agreement, then thinking recall. */
-const objective = (e: Evaluation): number => e.exact + 0.5 * e.withinOne + 0.25 * e.thinkingRecall - (e.lightToThinking > 0 ? 1 : 0);
+/** What the choice on dev maximises: exact agreement, then within-one-tier agreement, then thinking recall; light asks sent to thinking and agent turns over-routed to heavy count against it. */
+const objective = (e: Evaluation): number =>
+  e.exact + 0.5 * e.withinOne + 0.25 * e.thinkingRecall - (e.lightToThinking > 0 ? 1 : 0) - (e.agent.all.count === 0 ? 0 : e.agent.all.overRouted / e.agent.all.count);
 
 function main(): void {
   const corpusArg = process.argv.indexOf('--corpus');

@@ -6,9 +6,13 @@
 // for a 200 kB agent turn as for "hi".
 //
 // Agent turns (DESIGN §7): the tier follows the latest ask and the
-// conversation's difficulty, not the bulk of the system prompt, the tool
-// definitions, the tool results or the `<system-reminder>` blocks that agents
-// put before the ask. Those count only as small flags.
+// conversation's difficulty, not the harness around it. The constants a
+// harness sends with every turn are not measured at all: `max_tokens`, the
+// tool definitions, the system prompt, the thinking setting. What it wraps
+// around the ask (system reminders, AGENTS.md and environment blocks, system
+// turns) is not words (complexity-conversation.ts). The tool loop counts by
+// its state: whether the turn is a tool result, the rounds since the ask, and
+// whether the last tool failed.
 import type { CanonicalRequest } from '../core/canonical';
 import { scanCues } from './complexity-cues';
 import { readConversation } from './complexity-conversation';
@@ -33,12 +37,12 @@ export const FEATURE_NAMES = [
   'questions',
   'reasoning_with_math',
   'constraints_with_data',
-  'tool_edit',
+  'closed_question',
+  'quoted',
   'no_cue',
-  'large_output',
-  'tools',
   'tool_loop',
   'tool_rounds',
+  'tool_failed',
   'system',
   'images',
 ] as const;
@@ -64,7 +68,10 @@ const LONG_TOKENS = 1500;
 const FOLLOW_UP_TOKENS = 12;
 const PASTE_TOKENS = 300;
 const IMAGE_TOKENS = 800;
-const ORDINARY_MAX_TOKENS = 4096;
+/** A quoted term ('accrual', “对账单”) this short marks a phrase asked about. */
+const QUOTED_CHARS = 40;
+/** An ask this short that asks yes or no, or about a quoted term, is a closed ask. */
+const CLOSED_TOKENS = 40;
 
 export interface Features {
   /** Values of FEATURE_NAMES, same order. */
@@ -74,7 +81,7 @@ export interface Features {
   gramCount: number;
   /** Each n-gram's value: 1/√count, so a long ask weighs no more than a short one in total. */
   gramValue: number;
-  /** For the `trivial` tag: a short ask with no cue at all and no tools. */
+  /** For the `trivial` tag: a short ask with no cue at all. */
   trivial: boolean;
   /**
    * A follow-up that approves or continues the earlier ask ("yes, go ahead",
@@ -132,12 +139,12 @@ export function extractFeatures(request: CanonicalRequest): Features {
   dense[I.reasoning_with_math] = ((groups[REASONING] ?? 0) > 0 || (groups[OPTIMISE] ?? 0) > 0) && (math || data) ? 1 : 0;
   dense[I.constraints_with_data] = (groups[CONSTRAINTS] ?? 0) > 0 && data ? 1 : 0;
   // In an agent session a change request, however terse ("lint fails, fix it"), is a change to code.
-  dense[I.tool_edit] = tools > 0 && (groups[EDIT] ?? 0) > 0 ? 1 : 0;
+  dense[I.closed_question] = askTokens <= CLOSED_TOKENS && closedQuestion(ask) ? 1 : 0;
+  dense[I.quoted] = askTokens <= CLOSED_TOKENS && quotedTerm(ask) ? 1 : 0;
   dense[I.no_cue] = substantive ? 0 : 1;
-  dense[I.large_output] = request.maxTokens > ORDINARY_MAX_TOKENS ? (request.maxTokens >= 8000 ? 1 : 0.5) : 0;
-  dense[I.tools] = tools > 0 ? 1 : 0;
   dense[I.tool_loop] = conversation.toolLoop ? 1 : 0;
-  dense[I.tool_rounds] = Math.min(1, conversation.toolRounds / 10);
+  dense[I.tool_rounds] = Math.min(1, Math.log1p(conversation.toolRounds) / Math.log1p(10));
+  dense[I.tool_failed] = conversation.toolLoop && conversation.toolFailed ? 1 : 0;
   dense[I.system] = tools === 0 && systemTokens > 0 ? Math.min(1, Math.log1p(systemTokens) / 8) : 0;
   dense[I.images] = Math.min(1, conversation.taskImages / 3);
 
@@ -147,7 +154,7 @@ export function extractFeatures(request: CanonicalRequest): Features {
     grams: grams.buckets,
     gramCount: grams.count,
     gramValue: grams.count === 0 ? 0 : 1 / Math.sqrt(grams.count),
-    trivial: !substantive && askTokens < 24 && tools === 0,
+    trivial: !substantive && askTokens < 24,
     carriesOnUpTo: conversation.previousIndex >= 0 && askTokens <= FOLLOW_UP_TOKENS && (groups[PROCEED] ?? 0) > 0 ? conversation.previousIndex + 1 : 0,
   };
 }
@@ -162,10 +169,64 @@ const MATH = CUE_GROUPS.indexOf('math');
 const REASONING = CUE_GROUPS.indexOf('reasoning');
 const OPTIMISE = CUE_GROUPS.indexOf('optimise');
 const CONSTRAINTS = CUE_GROUPS.indexOf('constraints');
-const EDIT = CUE_GROUPS.indexOf('edit');
 const PROCEED = CUE_GROUPS.indexOf('proceed');
-/** Groups that say an ask is a greeting, a lookup, a short piece of writing or a go-ahead: with only these, an ask has no cue of work. */
-const NOT_SUBSTANTIVE = CUE_GROUPS.map((name) => name === 'chat' || name === 'lookup' || name === 'artefact' || name === 'proceed');
+/** Groups that say an ask is a greeting, a lookup, a phrase, a short piece of writing or a go-ahead: with only these, an ask has no cue of work. */
+const NOT_SUBSTANTIVE = CUE_GROUPS.map((name) => name === 'chat' || name === 'lookup' || name === 'phrase' || name === 'artefact' || name === 'proceed');
+
+/** English words that open a yes-or-no question. */
+const YES_NO = new Set(['does', 'do', 'is', 'are', 'can', 'could', 'will', 'would', 'should', 'has', 'have', 'did', 'was', 'were', "isn't", "doesn't", "won't", "can't", 'am']);
+/** Chinese markers of a yes-or-no question. */
+const ZH_YES_NO = ['吗', '是否', '是不是', '能不能', '有没有', '可不可以', '会不会', '支不支持', '对不对', '行不行'];
+
+/**
+ * A yes-or-no question: in English its last sentence opens with an auxiliary
+ * ("thx. does COALESCE work in MySQL too?"), in Chinese it asks 吗 or 是否.
+ */
+function closedQuestion(ask: string): boolean {
+  const end = ask.length;
+  let start = Math.max(ask.lastIndexOf('. ', end - 2), ask.lastIndexOf('\n', end - 2), ask.lastIndexOf('! ', end - 2));
+  start = start < 0 ? 0 : start + 1;
+  while (start < end && ask.charCodeAt(start) <= 32) start += 1;
+  let wordEnd = start;
+  while (wordEnd < end && ask.charCodeAt(wordEnd) > 32 && ask.charCodeAt(wordEnd) < 128) wordEnd += 1;
+  if (wordEnd > start && YES_NO.has(ask.slice(start, wordEnd).toLowerCase())) return true;
+  for (const marker of ZH_YES_NO) if (ask.includes(marker)) return true;
+  return false;
+}
+
+const QUOTES: ReadonlyArray<readonly [open: number, close: number]> = [
+  [0x27, 0x27], // '…'
+  [0x22, 0x22], // "…"
+  [0x2018, 0x2019], // ‘…’
+  [0x201c, 0x201d], // “…”
+  [0x300c, 0x300d], // 「…」
+  [0x300e, 0x300f], // 『…』
+];
+
+/**
+ * A short quoted term in the ask: "how do you say 'accrual'", 把“对账单”翻成英文,
+ * or a short phrase after a colon that ends the ask (翻译：早上好). An apostrophe
+ * inside a word (don't) opens nothing.
+ */
+function quotedTerm(ask: string): boolean {
+  const text = ask.trimEnd();
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code === 0xff1a || code === 0x3a) {
+      const rest = text.length - i - 1;
+      if (rest > 0 && rest <= QUOTED_CHARS && !text.includes('\n', i)) return true;
+      continue;
+    }
+    const quote = QUOTES.find(([open]) => open === code);
+    if (!quote) continue;
+    if (code === 0x27 && i > 0 && isAsciiWord(text.charCodeAt(i - 1))) continue;
+    const close = text.indexOf(String.fromCharCode(quote[1]), i + 1);
+    if (close > i + 1 && close - i - 1 <= QUOTED_CHARS && !text.slice(i + 1, close).includes('\n')) return true;
+  }
+  return false;
+}
+
+const isAsciiWord = (code: number): boolean => (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
 
 /**
  * The instruction in a task: its first paragraph, plus a short last paragraph

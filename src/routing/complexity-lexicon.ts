@@ -34,6 +34,8 @@ export const CUE_GROUPS = [
   'constraints',
   'show_work',
   'proceed',
+  'deliberate',
+  'phrase',
 ] as const;
 export type CueGroupName = (typeof CUE_GROUPS)[number];
 
@@ -122,5 +124,19 @@ export const LEXICON: Record<CueGroupName, { en: string; zh: string }> = {
   proceed: {
     en: "go ahead|go on|continue|lgtm|ship it|make it so|let's go|keep going|carry on|proceed|do it|do that|yes please|please do|go for it|the rest|rest of|resume|finish it|finish the|write it up|start|let's do it|the same for|same for|same in|same thing|next one|the others|the other|too|as well",
     zh: '继续|开始吧|开始|开干|干吧|搞起来|做吧|弄吧|接着|往下|剩下的|其余的|动手|执行吧|照这个|按这个|就这么办|也加|也改|也都|再用|再写|展开|写完整|同样|一样的',
+  },
+  /**
+   * Reasoning that must be deliberated step by step: the exact order of
+   * concurrent events, a counter-example, rules applied to a case condition by
+   * condition, a timetable or assignment that satisfies every constraint.
+   */
+  deliberate: {
+    en: "interleaving*|interleave*|exact order|exact sequence|in what order|which order|every possible order|possible orderings|order of events|trace through|step through|race condition*|data race*|deadlock*|livelock*|lost update*|double-charg*|double charg*|double-send*|double send*|happens-before|linearizab*|serializab*|counterexample*|counter-example*|breaking input|satisfies|satisfy all|satisfy every|satisfying all|all conditions|all the conditions|every condition|each condition|conditions are met|which rule applies|which clause applies|which provision applies|does it apply|eligible|eligibility|entitled to|qualify for|qualifies for|exempt|exemption|feasible|infeasible|feasibility|timetable*|seating plan|rota|roster|without overlap*|no overlap*|valid assignment|every constraint|all constraints|all the constraints",
+    zh: '交错|交替执行|执行顺序|先后顺序|时序|竞态|竞争条件|死锁|活锁|丢失更新|重复扣款|重复扣费|重复发送|并发下|可线性化|可串行化|反例|同时满足|满足所有|所有条件|各项条件|全部条件|是否符合|符合条件|是否满足|满足条件|适用哪|是否适用|是否构成|能否主张|能否获得|有没有资格|有资格|可行解|无解|排课|排座|值班表|互不冲突|所有约束|全部约束',
+  },
+  /** Asking for a word, a phrase or a one-line command: a term in another language, the command or shortcut for something. */
+  phrase: {
+    en: "how do you say|how do i say|how to say|how would you say|what's the word for|what is the word for|the word for|term for|in chinese|in english|in french|in german|in japanese|in spanish|into chinese|into english|into french|into german|into japanese|into spanish|english for|chinese for|one-liner|one liner|one-line|one line|shell command|command to|command for|flag for|keyboard shortcut|shortcut for|shortcut to|how do i check|how do i see|how do i list|how do i find|how do i get|how do i undo|how do i revert|how do i install|how do i uninstall|how do i delete|how do i rename|how do i print|how do i show|how do i turn|how do i kill|how do i stop|how do i push|how do i exit|how do i quit|how can i check|how can i see|how can i list",
+    zh: '怎么说|用英文|用中文|英文怎么|中文怎么|英语怎么|翻成|译成|英文是|中文是|英文叫|中文叫|一行命令|一条命令|用什么命令|哪个命令|什么命令|快捷键|一行代码|怎么查|怎么看|怎么查看|怎么列出|怎么安装|怎么卸载|怎么删|怎么撤销|怎么回滚|怎么退出|怎么杀掉|怎么推|只看|用哪个参数|什么参数',
   },
 };

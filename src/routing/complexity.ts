@@ -45,9 +45,10 @@ export type ReasonTag =
   | 'figures'
   | 'short'
   | 'questions'
-  | 'large_output'
-  | 'tools'
+  | 'deliberation'
+  | 'closed'
   | 'tool_loop'
+  | 'tool_failed'
   | 'system'
   | 'images'
   | 'wording';
@@ -94,6 +95,8 @@ const TAG: Record<FeatureName | 'wording', ReasonTag> = {
   constraints: 'constraints',
   show_work: 'show_work',
   proceed: 'follow_up',
+  deliberate: 'deliberation',
+  phrase: 'lookup',
   code_shape: 'code',
   code_in_paste: 'code',
   list: 'list',
@@ -101,12 +104,12 @@ const TAG: Record<FeatureName | 'wording', ReasonTag> = {
   questions: 'questions',
   reasoning_with_math: 'reasoning',
   constraints_with_data: 'constraints',
-  tool_edit: 'edit',
+  closed_question: 'closed',
+  quoted: 'closed',
   no_cue: 'short',
-  large_output: 'large_output',
-  tools: 'tools',
   tool_loop: 'tool_loop',
   tool_rounds: 'tool_loop',
+  tool_failed: 'tool_failed',
   system: 'system',
   images: 'images',
   wording: 'wording',

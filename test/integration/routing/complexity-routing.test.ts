@@ -3,7 +3,7 @@
 // an explicit thinking request goes to the thinking tier and bills thinking
 // prices.
 import { expect } from 'chai';
-import { loadCorpus, type CorpusItem } from '../../../scripts/routing-corpus';
+import { HARNESSES, harnessBody, harnessCapture, loadCorpus, type CorpusItem, type HarnessForm } from '../../../scripts/routing-corpus';
 import { createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
 import { answerUsage, call, catalogFile, requestBody, usageRecord, type Form } from '../../support/data-plane';
 import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from '../../support/fake-upstreams';
@@ -40,6 +40,16 @@ describe('routing: complexity tiers, x-route and thinking prices', function () {
         },
         models: [
           {
+            // Every tier on the Anthropic fake: Claude Code's body passes through, Codex's and LangChain's are translated.
+            name: 'm-agents',
+            routes: {
+              light: [{ provider: 'claude', model: 'claude-light' }],
+              standard: [{ provider: 'claude', model: 'claude-standard' }],
+              heavy: [{ provider: 'claude', model: 'claude-heavy' }],
+              thinking: [{ provider: 'claude', model: 'claude-thinking', thinking: true }],
+            },
+          },
+          {
             name: 'm-tiers',
             routes: {
               light: [{ provider: 'gpt', model: 'gpt-light' }],
@@ -52,7 +62,7 @@ describe('routing: complexity tiers, x-route and thinking prices', function () {
       }),
     });
     const owner = await createAccount(t);
-    apiKey = (await createKey(t, owner.token, { model_scope: ['m-tiers'] })).api_key;
+    apiKey = (await createKey(t, owner.token, { model_scope: ['m-tiers', 'm-agents'] })).api_key;
   });
 
   after(async () => {
@@ -80,6 +90,31 @@ describe('routing: complexity tiers, x-route and thinking prices', function () {
         expect(record.route_score).to.be.closeTo(route.score, 0.005);
         expect(record.route_reasons).to.deep.equal(route.reasons);
         expect(answerUsage(response)).to.include({ price_tier: 'no_thinking', thinking: false });
+      });
+    }
+  }
+
+  // The bodies the real harnesses send (test/fixtures/routing/harness/), after two tool rounds, on each form's own endpoint.
+  const HARNESS_PATHS: Record<HarnessForm, string> = { messages: '/v1/messages', responses: '/v1/responses', chat: '/v1/chat/completions' };
+  for (const harness of HARNESSES) {
+    for (const [ask, tier] of [
+      ['commit it', 'light'],
+      ['Refactor the billing module into a repository layer: move all SQL out of InvoiceService, ReminderJob and the export code, add interfaces, and update every test.', 'heavy'],
+    ] as const) {
+      it(`${harness}: its own body, tool loop and all, goes by the ask to the ${tier} deployment`, async () => {
+        const capture = harnessCapture(harness);
+        const body = { ...harnessBody(capture, { history: [], ask, rounds: [{ template: 0, result: 'M src/billing/invoice-service.ts' }, { template: 1, result: 'ok' }] }), model: 'm-agents' };
+        anthropic.script({ text: 'Done.' });
+        const response = await fetch(`${t.baseUrl}${HARNESS_PATHS[capture.form]}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        const raw = await response.text();
+        expect(response.status, raw).to.equal(200);
+        const route = parseRoute(response.headers.get('x-route'));
+        expect(route, response.headers.get('x-route') ?? '').to.include({ tier, model: `claude-${tier}` });
+        expect(route.reasons).not.to.include.oneOf(['history', 'length']);
       });
     }
   }

@@ -5,11 +5,12 @@ import { FEATURE_NAMES } from '../../../src/routing/complexity-features';
 import { DEFAULT_ASSESSMENT_THRESHOLDS, assessComplexity } from '../../../src/routing/complexity';
 
 /** The tags the README documents for `x-route`. */
-const REASON_TAGS = ['explicit_thinking', 'trivial', 'length', 'long', 'paste', 'history', 'many_turns', 'lookup', 'chat', 'produce', 'explain', 'code', 'edit', 'analysis', 'design', 'breadth', 'reasoning', 'optimisation', 'math', 'arithmetic', 'constraints', 'show_work', 'follow_up', 'list', 'figures', 'short', 'questions', 'large_output', 'tools', 'tool_loop', 'system', 'images', 'wording'];
+const REASON_TAGS = ['explicit_thinking', 'trivial', 'length', 'long', 'paste', 'history', 'many_turns', 'lookup', 'chat', 'produce', 'explain', 'code', 'edit', 'analysis', 'design', 'breadth', 'reasoning', 'optimisation', 'math', 'arithmetic', 'constraints', 'show_work', 'follow_up', 'list', 'figures', 'short', 'questions', 'deliberation', 'closed', 'tool_loop', 'tool_failed', 'system', 'images', 'wording'];
 import { routingModelProblem } from '../../../src/routing/routing-model';
 import weights from '../../../src/routing/routing-model.json' with { type: 'json' };
 import { benchAssessment, evaluate } from '../../../scripts/eval-routing';
-import { loadCorpus, toRequest, type CorpusItem } from '../../../scripts/routing-corpus';
+import { HARNESSES, harnessBody, harnessCapture, loadCorpus, toRequest, type CorpusItem, type Harness } from '../../../scripts/routing-corpus';
+import { readConversation } from '../../../src/routing/complexity-conversation';
 
 function ask(text: string, extra: Partial<CanonicalRequest> = {}): CanonicalRequest {
   return {
@@ -109,11 +110,11 @@ describe('complexity assessment', () => {
     expect(assess({ ...ask(PROOF), thinking: { type: 'disabled' } }).tier).to.equal('heavy');
   });
 
-  it('names tools and a large output, and ignores the default max_tokens of 4096', () => {
+  it('names what weighed, and never max_tokens or the tools', () => {
     const request = ask('Summarize where we are.', { maxTokens: 16_000, tools: [{ name: 'lookup_order', inputSchema: { type: 'object' } }] });
     const reasons = assessComplexity(request, { standard: 0.01, heavy: 0.99 }).reasons;
     expect(reasons.length).to.be.greaterThan(0);
-    expect(assess(ask('hi', { maxTokens: 4096 })).reasons).not.to.include('large_output');
+    for (const tag of ['large_output', 'tools']) expect(reasons).not.to.include(tag);
   });
 
   describe('agent turns are routed by the latest ask, not by the bulk around it', () => {
@@ -145,6 +146,90 @@ describe('complexity assessment', () => {
       const reminder = `<system-reminder>\n${'Design the architecture, compare the trade-offs and prove the invariants. '.repeat(30)}\n</system-reminder>`;
       const messages: CanonicalMessage[] = [{ role: 'user', content: [{ type: 'text', text: reminder }, { type: 'text', text: 'thanks!' }] }];
       expect(assess({ ...ask(''), messages }).tier).to.equal('light');
+    });
+  });
+
+  describe('agent turns in the bodies real harnesses send (test/fixtures/routing/harness/)', () => {
+    /** An ask inside a harness's captured body: `rounds` earlier tool rounds, then the latest tool result. */
+    const harnessTurn = (harness: Harness, prompt: string, agent: Omit<NonNullable<CorpusItem['agent']>, 'harness'> = {}, lang: 'en' | 'zh' = 'en'): CanonicalRequest =>
+      toRequest({ id: `harness-${harness}`, lang, tier: 'light', domain: 'coding', kind: 'agent', reason: '-', prompt, agent: { harness, ...agent }, split: 'test' });
+
+    it('decodes each capture with the decoder of its form: the harness system prompt, tools and output bound arrive with the ask', () => {
+      const forms = { 'claude-code': 'messages', codex: 'responses', langchain: 'chat_completions' } as const;
+      for (const harness of HARNESSES) {
+        const request = harnessTurn(harness, 'what branch am I on?', { rounds: 2, result: 'main' });
+        expect(request.source?.form, harness).to.equal(forms[harness]);
+        expect(request.tools?.length, harness).to.be.greaterThan(0);
+        expect(request.system?.length ?? 0, harness).to.be.greaterThan(50);
+        // The ask, two file reads and the latest result: three tool rounds after the ask.
+        expect(request.messages.filter((m) => m.content.some((b) => b.type === 'tool_result')).length, harness).to.equal(3);
+      }
+      expect(harnessTurn('claude-code', 'hi').maxTokens).to.be.greaterThan(4096);
+      expect(harnessTurn('claude-code', 'hi').thinking?.type).to.equal('adaptive');
+    });
+
+    it('reads the ask without what the harness wraps around it: reminders, the AGENTS.md and environment blocks, the system turn', () => {
+      for (const harness of HARNESSES) {
+        const request = harnessTurn(harness, 'commit it', { rounds: 1, result: 'M src/app.ts' });
+        const conversation = readConversation(request.messages);
+        expect(conversation.task, harness).to.equal('commit it');
+        expect(conversation.historyChars, harness).to.equal(0);
+        expect(conversation.toolRounds, harness).to.equal(2);
+      }
+      // Codex sends its preambles as text in the same user turn as the ask.
+      const codex = harnessTurn('codex', 'commit it');
+      const words = JSON.stringify(codex.messages.at(-1)?.content);
+      expect(words).to.contain('# AGENTS.md instructions for').and.to.contain('<environment_context>');
+    });
+
+    it('knows when the last tool failed, in each harness\'s way of saying so', () => {
+      for (const harness of HARNESSES) {
+        const failed = readConversation(harnessTurn(harness, 'run the tests', { rounds: 1, result: 'npm ERR! Missing script: "tset"', failed: true }).messages);
+        const passed = readConversation(harnessTurn(harness, 'run the tests', { rounds: 1, result: '42 passing' }).messages);
+        expect([failed.toolLoop, failed.toolFailed], harness).to.deep.equal([true, true]);
+        expect([passed.toolLoop, passed.toolFailed], harness).to.deep.equal([true, false]);
+      }
+    });
+
+    it('routes the short asks of the issue light in every harness, after a tool loop too', () => {
+      const asks: Array<[string, 'en' | 'zh']> = [
+        ['commit it', 'en'],
+        ['thx. how many TODO comments are left under app/?', 'en'],
+        ['does COALESCE work in MySQL too?', 'en'],
+        ["把'对账单'翻成英文", 'zh'],
+      ];
+      for (const harness of HARNESSES) {
+        for (const [prompt, lang] of asks) {
+          for (const agent of [{}, { rounds: 3, result: 'done' }]) {
+            expect(assess(harnessTurn(harness, prompt, agent, lang)).tier, `${harness}: ${prompt}`).to.equal('light');
+          }
+        }
+      }
+    });
+
+    it('keeps a one-section edit below heavy and a multi-file refactor heavy, in every harness', () => {
+      for (const harness of HARNESSES) {
+        expect(assess(harnessTurn(harness, "把 README 里'安装'那一节改成用 uv 安装", { rounds: 2, result: '## 安装\npip install -r requirements.txt' }, 'zh')).tier, harness).to.be.oneOf(['light', 'standard']);
+        const refactor = 'Refactor the billing module into a repository layer: move all SQL out of InvoiceService, ReminderJob and the export code, add interfaces, and update every test.';
+        expect(assess(harnessTurn(harness, refactor, { rounds: 1 })).tier, harness).to.equal('heavy');
+      }
+    });
+
+    it('gives harness constants no weight: max_tokens, the tool count, the system prompt beside tools, thinking: adaptive', () => {
+      const tools = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `tool_${i}`, inputSchema: { type: 'object' } }));
+      for (const prompt of ['what branch am I on?', 'add a unit test for totalOf covering tax rounding', 'Design the multi-region failover for the billing database, with the trade-offs.']) {
+        const plain = assess(ask(prompt, { tools: tools(1) }));
+        const harnessed = assess(ask(prompt, { tools: tools(40), maxTokens: 128_000, system: 'You are a coding agent. '.repeat(2000), thinking: { type: 'adaptive' } }));
+        expect(harnessed, prompt).to.deep.equal(plain);
+      }
+    });
+
+    it('composes a capture back into the first body it recorded when nothing is added', () => {
+      for (const harness of HARNESSES) {
+        const capture = harnessCapture(harness);
+        const body = harnessBody(capture, { history: [], ask: '{{ask}}', rounds: [] });
+        expect(body, harness).to.deep.equal(capture.body);
+      }
     });
   });
 
@@ -213,19 +298,25 @@ describe('complexity assessment', () => {
       }
     });
 
-    // The targets of the routing issue, on the split no tuning reads.
-    it('agrees exactly on 85% or more of the test split, and within one tier on 97% or more', () => {
-      expect(result.exact).to.be.at.least(0.85);
-      expect(result.withinOne).to.be.at.least(0.97);
+    // The targets of the routing issues, on the split no tuning reads (CI runs this).
+    it('agrees exactly on 90% or more of the test split, and within one tier on 98% or more', () => {
+      expect(result.exact).to.be.at.least(0.9);
+      expect(result.withinOne).to.be.at.least(0.98);
     });
 
-    it('sends 80% or more of the thinking items to thinking, and no light item there', () => {
-      expect(result.thinkingRecall).to.be.at.least(0.8);
+    it('sends 90% or more of the thinking items to thinking, and no light item there', () => {
+      expect(result.thinkingRecall).to.be.at.least(0.9);
       expect(result.lightToThinking).to.equal(0);
     });
 
-    it('never routes an agent turn whose ask is light or standard to heavy', () => {
-      expect(evaluate(corpus.filter((item) => item.agent)).agentOverRouted).to.equal(0);
+    it('agrees exactly on 85% or more of the agent turns of the test split', () => {
+      expect(result.agent.all.count).to.be.greaterThan(0);
+      expect(result.agent.all.exact).to.be.at.least(0.85);
+    });
+
+    it('routes at most 2% of the agent turns to heavy when their ask is light or standard', () => {
+      const agents = evaluate(corpus.filter((item) => item.agent)).agent.all;
+      expect(agents.overRouted / agents.count).to.be.at.most(0.02);
     });
 
     it('times the assessment per request (the bench reports it; here only that it measures)', () => {

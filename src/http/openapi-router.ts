@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { OpenAPIBackend, type ValidationResult } from 'openapi-backend';
-import { AppError } from '../errors';
+import { appError } from '../errors';
 import { unstorableError, unstorableText } from './storable-text';
 
 // The OpenAPI files are the routing table: every operation becomes a Fastify
@@ -172,7 +172,7 @@ export function operationChecks(
     checks.set(operationId, (request, params, query) => {
       const deep = tooDeep(request.body);
       if (deep !== undefined) {
-        throw new AppError('invalid_request', 'body_too_deep', `${deep}: the body nests deeper than ${MAX_BODY_DEPTH} levels`, { field: deep });
+        throw appError('bodyTooDeep', { field: deep, max: MAX_BODY_DEPTH, what: 'body' }, { field: deep });
       }
       // Path and query values end up in SQL parameters, which cannot carry U+0000.
       const badParam = unstorableText(params) ?? unstorableText(query);
@@ -184,7 +184,7 @@ export function operationChecks(
       const first = validate(request, params, query);
       if (first) {
         const { field, message } = describeValidationError(first);
-        throw new AppError('invalid_request', 'invalid_field', message, { field });
+        throw appError('invalidField', message, { field });
       }
     });
   }

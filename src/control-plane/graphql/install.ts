@@ -4,7 +4,7 @@ import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
 import { ApolloServerPluginLandingPageDisabled, ApolloServerPluginUsageReportingDisabled } from '@apollo/server/plugin/disabled';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../app';
-import { AppError, toAppError } from '../../errors';
+import { appError, toAppError } from '../../errors';
 import { fromFastify } from '../rest/rest-errors';
 import { optionalSession } from '../session-first';
 import type { GraphqlContext } from './context';
@@ -37,7 +37,7 @@ export async function installGraphql(server: FastifyInstance, services: Services
             // The schema is for signed-in users (and the console's codegen): introspection needs a session.
             async didResolveOperation({ document, contextValue }) {
               if (contextValue.actor === null && introspects(document)) {
-                const error = new AppError('authentication', 'missing_session', 'Introspection needs a console session token (Authorization: Bearer …)');
+                const error = appError('missingSession');
                 throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: error.status } } });
               }
             },

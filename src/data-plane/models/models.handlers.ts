@@ -1,4 +1,4 @@
-import { AppError } from '../../errors';
+import { appError } from '../../errors';
 import type { Catalog, ModelEntry } from '../../core/catalog.types';
 import { authenticatedKey, type DataPlaneHandler } from '../http/data-plane';
 
@@ -22,12 +22,12 @@ export function modelsHandlers(catalog: Catalog): Record<string, DataPlaneHandle
       let end = models.length;
       if (afterId !== undefined) {
         const i = models.findIndex((m) => m.name === afterId);
-        if (i < 0) throw new AppError('invalid_request', 'invalid_cursor', `after_id "${afterId}" is not a model in this list`, { field: 'after_id' });
+        if (i < 0) throw appError('invalidCursor', { param: 'after_id', id: afterId }, { field: 'after_id' });
         start = i + 1;
       }
       if (beforeId !== undefined) {
         const i = models.findIndex((m) => m.name === beforeId);
-        if (i < 0) throw new AppError('invalid_request', 'invalid_cursor', `before_id "${beforeId}" is not a model in this list`, { field: 'before_id' });
+        if (i < 0) throw appError('invalidCursor', { param: 'before_id', id: beforeId }, { field: 'before_id' });
         end = i;
         start = Math.max(start, end - limit);
       }
@@ -39,7 +39,7 @@ export function modelsHandlers(catalog: Catalog): Record<string, DataPlaneHandle
       const key = authenticatedKey(request);
       // An alias answers as the neutral model it stands for; lists name neutral models only.
       const model = catalog.resolveModel(params.model_id!);
-      if (!model || !key.modelScope.has(model.name)) throw new AppError('not_found', 'model_not_found', `model "${params.model_id}" not found`);
+      if (!model || !key.modelScope.has(model.name)) throw appError('modelNotListed', params.model_id!);
       return request.headers['anthropic-version'] ? anthropicModel(model) : openaiModel(model);
     },
   };

@@ -1,12 +1,13 @@
 // Retrieval of stored responses and the Conversations API: transport only,
 // every call scoped to the key's account.
+import { appError } from '../../errors';
 import { unstorableError, unstorableText } from '../../http/storable-text';
 import { authenticatedKey, type DataPlaneHandler } from '../http/data-plane';
 import type { RawObject } from '../../core/canonical';
 import type { StatefulResponses } from './stateful-responses';
-import { MAX_ITEMS_PER_ADD, storedNotFound, type ListQuery } from './stored-items';
+import { MAX_ITEMS_PER_ADD, type ListQuery } from './stored-items';
 
-const responseNotFound = (id: string) => storedNotFound('response_not_found', `Response with id '${id}' not found.`, 'response_id');
+const responseNotFound = (id: string) => appError('responseNotFound', id);
 
 function listQuery(query: Record<string, unknown>): ListQuery {
   return {

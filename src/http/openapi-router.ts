@@ -191,14 +191,19 @@ export function operationChecks(
   return checks;
 }
 
-export function mountOperations(app: FastifyInstance, options: MountOptions): void {
-  const { api } = options.contract;
-  const known = new Set(options.contract.operationIds);
-  const orphans = Object.keys(options.handlers).filter((id) => !known.has(id));
-  const missing = [...known].filter((id) => !(id in options.handlers));
+/** Stops start-up unless every operation of the contract has a handler and every handler an operation. */
+export function checkHandlers(contract: OpenApiContract, handlers: Record<string, unknown>): void {
+  const known = new Set(contract.operationIds);
+  const orphans = Object.keys(handlers).filter((id) => !known.has(id));
+  const missing = [...known].filter((id) => !(id in handlers));
   if (orphans.length > 0 || missing.length > 0) {
     throw new Error(`OpenAPI handlers out of step: missing [${missing.join(', ')}], orphaned [${orphans.join(', ')}]`);
   }
+}
+
+export function mountOperations(app: FastifyInstance, options: MountOptions): void {
+  const { api } = options.contract;
+  checkHandlers(options.contract, options.handlers);
   const checks = operationChecks(options.contract, options);
   for (const operation of api.getOperations()) {
     const operationId = operation.operationId!;

@@ -1,6 +1,6 @@
 import { appError } from '../../errors';
 import type { Catalog, ModelEntry } from '../../core/catalog.types';
-import { authenticatedKey, type DataPlaneHandler } from '../http/data-plane';
+import { authenticatedKey, operationsIn, type DataPlaneOperation } from '../http/operation';
 
 const anthropicModel = (m: ModelEntry) => ({ type: 'model', id: m.name, display_name: m.displayName, created_at: m.createdAt });
 const openaiModel = (m: ModelEntry) => ({ id: m.name, object: 'model', created: Math.floor(Date.parse(m.createdAt) / 1000), owned_by: 'tsxt-gateway' });
@@ -9,9 +9,10 @@ const openaiModel = (m: ModelEntry) => ({ id: m.name, object: 'model', created: 
  * The neutral models in the calling key's scope, in the Anthropic shape when
  * the request carries `anthropic-version`, otherwise the OpenAI shape.
  */
-export function modelsHandlers(catalog: Catalog): Record<string, DataPlaneHandler> {
+export function modelsHandlers(catalog: Catalog): Record<string, DataPlaneOperation> {
   const visible = (scope: ReadonlySet<string>) => catalog.models.filter((m) => scope.has(m.name));
-  return {
+  // Both clients list models: the error form follows `anthropic-version`, as the answer's shape does.
+  return operationsIn('by_version', {
     listModels: async ({ request, query }) => {
       const models = visible(authenticatedKey(request).modelScope);
       if (!request.headers['anthropic-version']) return { object: 'list', data: models.map(openaiModel) };
@@ -42,5 +43,5 @@ export function modelsHandlers(catalog: Catalog): Record<string, DataPlaneHandle
       if (!model || !key.modelScope.has(model.name)) throw appError('modelNotListed', params.model_id!);
       return request.headers['anthropic-version'] ? anthropicModel(model) : openaiModel(model);
     },
-  };
+  });
 }

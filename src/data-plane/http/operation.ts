@@ -4,6 +4,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { appError } from '../../errors';
 import type { HttpDrain } from '../../http/drain';
+import type { OperationContext } from '../../http/openapi-router';
 import type { CallContext } from '../call';
 import type { ProtocolForm } from '../../core/canonical';
 import type { AuthenticatedKey } from '../key-auth';
@@ -31,13 +32,10 @@ export interface CallReply {
   hijack(): unknown;
 }
 
-/** An operation's request as the lifecycle hands it over: checked against the contract, query and path values coerced. */
-export interface DataPlaneOperationContext {
+/** An operation's context as the REST router gives it (checked against the contract), with the data plane's own request and reply. */
+export interface DataPlaneOperationContext extends Omit<OperationContext, 'request' | 'reply'> {
   request: CallRequest;
   reply: CallReply;
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  body: unknown;
 }
 
 /** A data-plane operation's handler; its result, unless it replied itself, is sent as the 200 JSON body. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { InjectOptions } from 'fastify';
-import { createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
+import { startKeyedApp, type TestApp } from '../../support/app';
 
 // The data plane in process: Fastify's inject() drives the data-plane
 // lifecycle (src/data-plane/http/lifecycle.ts) through its Fastify adapter,
@@ -13,9 +13,7 @@ describe('data plane in process (inject): envelopes, named fields, an answered c
   let key: string;
 
   before(async () => {
-    t = await startTestApp();
-    const owner = await createAccount(t);
-    key = (await createKey(t, owner.token, { model_scope: ['tsxt-general', 'tsxt-fast'] })).api_key as string;
+    ({ t, key } = await startKeyedApp(['tsxt-general', 'tsxt-fast']));
   });
   after(async () => t.close());
 

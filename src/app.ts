@@ -21,8 +21,8 @@ import { StoredResponsesService } from './domain/stored/stored-responses.service
 import { chatHandlers } from './data-plane/chat/chat.handlers';
 import { installDataPlane } from './data-plane/http/data-plane';
 import { DataPlaneFastPath } from './data-plane/http/fast-path';
-import { errorFormFor } from './data-plane/http/error-envelopes';
-import { sendError } from './data-plane/http/serve-call';
+import { sendUnroutedError } from './data-plane/http/error-envelopes';
+import { DataPlaneLifecycle } from './data-plane/http/lifecycle';
 import { KeyAuthenticator } from './data-plane/key-auth';
 import { messagesHandlers } from './data-plane/messages/messages.handlers';
 import { modelsHandlers } from './data-plane/models/models.handlers';
@@ -32,8 +32,8 @@ import { ConversationStore } from './data-plane/stored/conversation-store';
 import { ResponseStore } from './data-plane/stored/response-store';
 import { StatefulResponses } from './data-plane/stored/stateful-responses';
 import { storedHandlers } from './data-plane/stored/stored.handlers';
-import { AppError, toAppError } from './errors';
-import { fromFastify, sendRestError } from './control-plane/rest/rest-errors';
+import { appError, reportedError, type AppError } from './errors';
+import { sendRestError } from './control-plane/rest/rest-errors';
 import { GuardrailEngineCache, defaultDetectors } from './guardrails/index';
 import { loadContract } from './http/openapi-router';
 import { PROJECT_ROOT } from './paths';
@@ -212,11 +212,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.clusterWorker ? { replyHeaders: { 'x-gateway-worker': String(options.clusterWorker.id) } } : {}),
   });
   // Errors outside every API scope (e.g. an unparseable body sent to an unknown route) answer in the path's form too.
-  server.setErrorHandler((error, request, reply) => {
-    const appError = fromFastify(error) ?? toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: appError.cause ?? appError }, 'request failed');
-    unroutable(request, reply, appError);
-  });
+  server.setErrorHandler((error, request, reply) => unroutable(request, reply, reportedError(error, request.log, 'request failed')));
   installMetrics(server, metrics, options.clusterWorker ? clusterMetricsSource(metrics.registry) : () => metrics.registry.metrics(), config.metricsToken);
   const drain = new HttpDrain(server.server);
   let ready = true;
@@ -237,22 +233,22 @@ export async function createApp(options: AppOptions): Promise<App> {
   await installRestControlPlane(server, services, await loadContract(CONTRACT('control.yaml')));
   const graphql = await installGraphql(server, services);
   await installConsole(server, { logger });
-  const dataPlane = {
+  const lifecycle = new DataPlaneLifecycle({
     contract: await loadContract(CONTRACT('messages.yaml')),
     keyAuth,
-    handlers: {
+    operations: {
       ...messagesHandlers(pipeline, { stallMs: config.streamStallMs }),
       ...chatHandlers(pipeline, catalog, { stallMs: config.streamStallMs }),
       ...responsesHandlers(pipeline, catalog, stateful, { stallMs: config.streamStallMs }),
       ...storedHandlers(stateful),
       ...modelsHandlers(catalog),
     },
-    drain,
-  };
-  await installDataPlane(server, dataPlane);
+  });
+  await installDataPlane(server, { lifecycle, drain });
   // Ordinary data-plane calls skip Fastify's lifecycle; everything else, and every odd case of those routes, stays with Fastify.
   const fastPath = new DataPlaneFastPath({
-    ...dataPlane,
+    lifecycle,
+    drain,
     budget,
     clientAddresses: addresses,
     logger,
@@ -262,7 +258,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   fastPathSlot.tryServe = (request, response) => fastPath.tryServe(request, response);
   server.setNotFoundHandler((request, reply) => {
     const path = pathOf(request.url);
-    unroutable(request, reply, new AppError('not_found', 'route_not_found', `no route ${request.method} ${path}`));
+    unroutable(request, reply, appError('routeNotFound', { method: request.method, path }));
   });
   await server.ready();
 
@@ -296,6 +292,6 @@ export async function createApp(options: AppOptions): Promise<App> {
 /** A request no route answers (unknown path, malformed URL) gets the error form of the surface its path belongs to. */
 function unroutable(request: FastifyRequest, reply: FastifyReply, error: AppError): void {
   const path = pathOf(request.url);
-  if (path.startsWith('/v1/')) return sendError(reply, errorFormFor(path, request.headers), error, request.id);
+  if (path.startsWith('/v1/')) return sendUnroutedError(reply, path, request.headers, error, request.id);
   sendRestError(reply, error);
 }

@@ -4,7 +4,7 @@
 // resolvers both pass through it, so control-plane work can only ever hold a
 // few connections, one account only a share of those, and one request only
 // for a bounded time; the data plane's pool never sees it.
-import { AppError } from '../errors';
+import { type AppError, appError } from '../errors';
 
 export interface ControlPlaneLimits {
   /** Control-plane operations running at once in this process. */
@@ -31,7 +31,6 @@ interface Waiter {
   grant(): void;
 }
 
-const retry = { headers: { 'retry-after': '1' } };
 
 /** PostgreSQL cancelled the statement (statement_timeout): the request's time ran out on the server's side. */
 function isStatementTimeout(error: unknown, depth = 0): boolean {
@@ -91,12 +90,7 @@ export class ControlPlaneGate {
   }
 
   private timedOut(cause?: unknown): AppError {
-    return new AppError(
-      'unavailable',
-      'control_plane_timeout',
-      `The request's database work did not finish within ${this.options.timeoutMs} ms (GATEWAY_CONTROL_PLANE_TIMEOUT_MS); ask for less (a shorter range, a smaller page) or retry later`,
-      { ...retry, cause },
-    );
+    return appError('controlPlaneTimeout', this.options.timeoutMs, { cause });
   }
 
   private canRun(accountId: string): boolean {
@@ -117,17 +111,10 @@ export class ControlPlaneGate {
     const { maxRunningPerAccount, maxWaitingPerAccount, maxWaiting } = this.options;
     const waitingHere = this.waitingByAccount.get(accountId) ?? 0;
     if (waitingHere >= maxWaitingPerAccount) {
-      return Promise.reject(
-        new AppError(
-          'rate_limit',
-          'too_many_requests',
-          `At most ${maxRunningPerAccount} control-plane requests per account run at once and ${maxWaitingPerAccount} wait; retry when one has finished`,
-          retry,
-        ),
-      );
+      return Promise.reject(appError('controlPlaneQueueFull', { running: maxRunningPerAccount, waiting: maxWaitingPerAccount }));
     }
     if (this.queue.length >= maxWaiting) {
-      return Promise.reject(new AppError('unavailable', 'control_plane_busy', 'The control plane is busy; retry shortly', retry));
+      return Promise.reject(appError('controlPlaneBusy'));
     }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {

@@ -6,7 +6,7 @@ import { parseCreditOverflow, type AccountView } from '../domain/accounts/accoun
 import { hashSecret, hasSecretShape, hasValidChecksum } from '../domain/keys/key-secret';
 import { effectiveStatus, type StoredStatus } from '../domain/keys/key-status';
 import { zoneDate } from '../domain/zone-time';
-import { AppError } from '../errors';
+import { type AppError, appError } from '../errors';
 import type { CreditMonitor } from '../metering/credit-monitor';
 
 /** Shared by every call made with the key while it is cached: never mutated. */
@@ -46,7 +46,7 @@ interface KeyRow {
   account_created_at: Date;
 }
 
-const notAKey = (): AppError => new AppError('authentication', 'invalid_api_key', 'The API key is not valid');
+const notAKey = (): AppError => appError('unknownApiKey');
 
 export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
   const bearer = bearerToken(headers.authorization);
@@ -130,19 +130,16 @@ export class KeyAuthenticator {
 
   async authenticate(headers: IncomingHttpHeaders): Promise<AuthenticatedKey> {
     const secret = presentedKey(headers);
-    if (!secret) {
-      throw new AppError('authentication', 'missing_api_key', 'An API key is required: send Authorization: Bearer tsxt-… or x-api-key');
-    }
-    const malformed = () => new AppError('authentication', 'invalid_api_key', 'The API key is malformed');
+    if (!secret) throw appError('missingApiKey');
     // Anything not shaped like a key is refused before it is hashed.
-    if (!hasSecretShape(secret)) throw malformed();
+    if (!hasSecretShape(secret)) throw appError('malformedApiKey');
     const hash = hashSecret(secret);
     let entry = this.byHash.get(hash);
     // A cached key passed its checksum when it was first looked up: one SHA-256 per call, not two.
     if (entry) this.onLookup('cached');
     else {
       // Refused by checksum: a typo never costs a database round trip.
-      if (!hasValidChecksum(secret)) throw malformed();
+      if (!hasValidChecksum(secret)) throw appError('malformedApiKey');
       const until = this.unknown.get(hash);
       if (until !== undefined && until > Date.now()) {
         this.onLookup('not_found_cached');
@@ -188,7 +185,7 @@ export class KeyAuthenticator {
       const row = result.rows[0];
       const refusal = row
         ? refusalOf(entryOf(row, this), (await this.credit.state(accountOf(row))) === 'over_limit')
-        : new AppError('authentication', 'key_cancelled', 'The API key has been cancelled');
+        : appError('keyCancelled');
       if (!refusal) return;
       for (const cut of [...(this.running.get(keyId) ?? [])]) cut(refusal);
     } catch {
@@ -201,7 +198,7 @@ export class KeyAuthenticator {
     if (this.lookups >= MAX_LOOKUPS) {
       if (this.waiting.length >= MAX_WAITING_LOOKUPS) {
         this.onLookup('refused_busy');
-        throw new AppError('unavailable', 'overloaded', 'Too many API keys are being checked at once; retry shortly', { headers: { 'retry-after': '1' } });
+        throw appError('keyChecksBusy');
       }
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
@@ -284,15 +281,10 @@ function refusalOf(entry: CachedKey, overCreditLimit: boolean): AppError | undef
     case 'active':
       return undefined;
     case 'cancelled':
-      return new AppError('authentication', 'key_cancelled', 'The API key has been cancelled');
+      return appError('keyCancelled');
     case 'expired':
-      return new AppError('authentication', 'key_expired', 'The API key has expired');
+      return appError('keyExpired');
     case 'suspended':
-      if (suspendedReason === 'credit_limit') {
-        return new AppError('rate_limit', 'credit_limit_reached', "The account's monthly credit limit has been reached; all its keys are suspended", {
-          headers: { 'x-should-retry': 'false' },
-        });
-      }
-      return new AppError('permission', 'key_suspended', 'The API key is suspended');
+      return appError(suspendedReason === 'credit_limit' ? 'accountOverCreditLimit' : 'keySuspended');
   }
 }

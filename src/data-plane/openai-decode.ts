@@ -1,7 +1,7 @@
 // What the two OpenAI forms (chat completions and responses) decode alike:
 // the reasoning effort as a thinking request, images and files given as
 // `data:` URLs, and turns merged so upstreams see alternating roles.
-import { AppError, invalid } from '../errors';
+import { appError, invalid } from '../errors';
 import { MAX_BODY_DEPTH, tooDeep } from '../http/openapi-router';
 import type { CanonicalContent, CanonicalMessage, CanonicalRequest, Effort, ImageSource } from '../core/canonical';
 
@@ -67,7 +67,7 @@ export function parseArguments(text: string, field: string): unknown {
     throw invalid(field, `${field}: must be a JSON object`);
   }
   if (tooDeep(value) !== undefined) {
-    throw new AppError('invalid_request', 'body_too_deep', `${field}: the JSON nests deeper than ${MAX_BODY_DEPTH} levels`, { field });
+    throw appError('bodyTooDeep', { field, max: MAX_BODY_DEPTH, what: 'JSON' }, { field });
   }
   return value;
 }

@@ -2,7 +2,7 @@
 // scope → input guardrails → complexity assessment → deployment choice with
 // fallback before the first byte → output guardrails → metering.
 import type { Logger } from 'pino';
-import { AppError } from '../errors';
+import { AppError, appError, ERRORS } from '../errors';
 import { GuardrailBlockedError, type Guardrails, type InputInspector } from '../guardrails/guardrail-engine';
 import type { CreditLedger, Reservation } from '../metering/credit-ledger';
 import { mulCeil } from '../core/decimal';
@@ -59,10 +59,10 @@ export class Pipeline {
    */
   resolveModel(ctx: CallContext, model: string) {
     const entry = this.deps.catalog.resolveModel(model);
-    if (!entry) throw new AppError('not_found', 'model_not_found', `model "${model}" not found (neither a model nor an alias of one)`, { field: 'model' });
+    if (!entry) throw appError('modelNotFound', model);
     if (!ctx.key.modelScope.has(entry.name)) {
       const named = entry.name === model ? `"${model}"` : `"${entry.name}" (requested as "${model}")`;
-      throw new AppError('permission', 'model_not_in_scope', `this API key may not call model ${named}`, { field: 'model' });
+      throw appError('modelNotInScope', named);
     }
     return entry;
   }
@@ -208,7 +208,7 @@ export class Pipeline {
           if (sent.reached) await call({ done: true, value: undefined }).finish(status, code).catch((failure: unknown) => this.recordFailed(ctx, failure));
           else await this.recordRefusal(ctx, identity, status, code);
           if (cut instanceof AppError) throw cut;
-          throw new AppError('invalid_request', 'client_closed', 'client closed the request', { status: 499 });
+          throw appError('clientClosed');
         }
         lastError = error;
         if (error.failure === 'http' && error.status === 429) soonest = Math.min(soonest, this.deps.breaker.rateLimited(deploymentId(deployment), error.retryAfterMs));
@@ -294,7 +294,7 @@ export class Pipeline {
 }
 
 /** The code of a call refused because every deployment of its tier is rate limited (reply and usage record). */
-const RATE_LIMITED = 'rate_limit_exceeded';
+const RATE_LIMITED = ERRORS.upstreamsRateLimited.code;
 
 /**
  * Past this wait the reply says `x-should-retry: false`: the openai client
@@ -312,7 +312,7 @@ const SDK_RETRY_MAX_MS = 60_000;
 function rateLimitedError(tier: Tier, waitMs: number): AppError {
   const ms = Math.max(1, Math.ceil(waitMs));
   const seconds = Math.ceil(ms / 1000);
-  return new AppError('rate_limit', RATE_LIMITED, `every upstream deployment of the ${tier} tier is rate limited; retry in ${seconds} s`, {
+  return appError('upstreamsRateLimited', { tier, seconds }, {
     headers: { 'retry-after': String(seconds), 'retry-after-ms': String(ms), 'x-should-retry': ms <= SDK_RETRY_MAX_MS ? 'true' : 'false' },
   });
 }
@@ -321,20 +321,15 @@ function rateLimitedError(tier: Tier, waitMs: number): AppError {
 export function upstreamAppError(error: UpstreamError | undefined): AppError {
   if (error?.failure === 'http' && error.status !== undefined && error.status < 500) {
     // The upstream refused the request itself (e.g. 400): pass its verdict on.
-    return new AppError(error.status === 404 ? 'not_found' : 'invalid_request', 'upstream_rejected', `upstream rejected the request: ${error.message}`, {
-      status: error.status === 404 ? 404 : 400,
-    });
+    return appError(error.status === 404 ? 'upstreamNotFound' : 'upstreamRejected', error.message);
   }
   if (error !== undefined && isOverload(error)) {
     // Real overload keeps Anthropic's own answer for it, which the official clients retry.
     const seconds = Math.max(2, Math.ceil((error.retryAfterMs ?? 0) / 1000));
-    return new AppError('unavailable', 'upstream_overloaded', 'every upstream deployment is overloaded; retry shortly', {
-      status: 529,
-      headers: { 'retry-after': String(seconds) },
-    });
+    return appError('upstreamOverloaded', { headers: { 'retry-after': String(seconds) } });
   }
   const reason = error ? `${error.failure}${error.status ? ` ${error.status}` : ''}` : 'no deployment available';
-  return new AppError('upstream', 'upstream_unavailable', `no upstream deployment answered (${reason})`);
+  return appError('upstreamUnavailable', reason);
 }
 
 /** An upstream saying it is overloaded: 529, 503, or Anthropic's `overloaded_error` type. */

@@ -1,6 +1,6 @@
 import { mulCeil } from '../core/decimal';
 import { assessComplexity } from '../routing/complexity';
-import { AppError } from '../errors';
+import { appError } from '../errors';
 import { countTokensYielding } from '../tokenizer';
 import type { CanonicalRequest } from '../core/canonical';
 import { contentTexts } from '../core/canonical-text';
@@ -40,9 +40,7 @@ export async function countRequestTokens(pipeline: Pipeline, ctx: CallContext, r
   const keyId = ctx.key.keyId;
   const running = countsInFlight.get(keyId) ?? 0;
   if (running >= MAX_COUNTS_PER_KEY) {
-    throw new AppError('rate_limit', 'too_many_requests', `At most ${MAX_COUNTS_PER_KEY} token counts per API key run at once; retry when one has finished`, {
-      headers: { 'retry-after': '1' },
-    });
+    throw appError('tooManyTokenCounts', MAX_COUNTS_PER_KEY);
   }
   countsInFlight.set(keyId, running + 1);
   try {

@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { appError } from '../errors';
 
 export type Role = 'owner' | 'admin' | 'viewer';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'viewer'];
@@ -17,6 +17,6 @@ export interface Actor {
 /** Viewers read; only owners and admins change anything. */
 export function assertCanMutate(actor: Actor): void {
   if (actor.role === 'viewer') {
-    throw new AppError('permission', 'read_only_role', 'The viewer role can read but not change anything');
+    throw appError('readOnlyRole');
   }
 }

@@ -1,6 +1,6 @@
 // The guardrail pipeline: runs the detectors, applies each rule's policy.
 // Detectors only find; everything about block / redact / flag lives here.
-import { AppError } from '../errors';
+import { AppError, appError } from '../errors';
 import type { Detector } from './detector.types';
 import { DEFAULT_POLICY_BY_CATEGORY, type GuardrailPolicy } from './guardrail-policy';
 import { createOutputFilter, type OutputFilter } from './output-filter';
@@ -54,7 +54,7 @@ export function createGuardrails({ detectors, policies }: GuardrailsOptions): Gu
   const active: ActiveDetector[] = [];
   for (const detector of detectors) {
     // Rules key policies, hit counts and the streaming rescan; two detectors under one name would corrupt all three.
-    if (rules.has(detector.rule)) throw new AppError('internal', 'guardrail_rule_duplicate', `Duplicate guardrail rule "${detector.rule}"`);
+    if (rules.has(detector.rule)) throw appError('guardrailRuleDuplicate', detector.rule);
     rules.add(detector.rule);
     const policy = policies[detector.rule] ?? DEFAULT_POLICY_BY_CATEGORY[detector.category];
     if (policy !== 'off') active.push({ detector, policy });

@@ -6,7 +6,7 @@
 // credential up from the headers and sets `request.bodyAllowance`; the
 // server's preParsing hook answers 413 from Content-Length before reading and
 // stops a chunked body the moment it passes the limit.
-import { AppError } from '../errors';
+import { type AppError, appError } from '../errors';
 import { formatBytes } from './body-budget';
 
 export interface BodyAllowance {
@@ -37,8 +37,5 @@ declare module 'fastify' {
 
 /** The 413 for a body past its allowance; the rest of it is not read, so the connection closes. */
 export function bodyTooLarge(allowance: BodyAllowance): AppError {
-  return new AppError('payload_too_large', 'body_too_large', `The request body is larger than ${formatBytes(allowance.limitBytes)}, the most ${allowance.who} may send`, {
-    field: 'body',
-    headers: { connection: 'close' },
-  });
+  return appError('bodyPastAllowance', { limit: formatBytes(allowance.limitBytes), who: allowance.who });
 }

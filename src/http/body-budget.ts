@@ -28,7 +28,7 @@
 import type { ServerResponse } from 'node:http';
 import v8 from 'node:v8';
 import { throttleClient } from '../core/client-address';
-import { AppError } from '../errors';
+import { type AppError, appError } from '../errors';
 
 /** Default: an eighth of the V8 heap limit in raw body bytes (about half the heap once parsed and copied). */
 export function defaultBodyBudgetBytes(): number {
@@ -52,11 +52,9 @@ export function formatBytes(bytes: number): string {
 }
 
 // The rest of the body is not read, so the connection cannot carry another request.
-const RETRY_SHORTLY = { 'retry-after': '1', connection: 'close' } as const;
-
 /** The retryable 503 for a body the budget cannot hold; the connection closes, since the rest of the body is not read. */
 export function bodyOverloaded(): AppError {
-  return new AppError('unavailable', 'overloaded', 'The gateway holds as many request bodies as its memory allows; retry shortly', { headers: { ...RETRY_SHORTLY } });
+  return appError('bodiesOverloaded');
 }
 
 /** Who sends a body, as the budget sees it. */
@@ -101,9 +99,7 @@ export class BodyBudget {
     const client = throttleClient(sender.address);
     const reading = this.readingByClient.get(client) ?? 0;
     if (reading >= this.bodiesPerClient) {
-      throw new AppError('rate_limit', 'too_many_requests', `At most ${this.bodiesPerClient} request bodies from one client are read at once; retry when one has been sent`, {
-        headers: { ...RETRY_SHORTLY },
-      });
+      throw appError('tooManyBodies', this.bodiesPerClient);
     }
     this.readingByClient.set(client, reading + 1);
     const share = new BodyShare(this, client, sender.credentialed);
@@ -121,21 +117,11 @@ export class BodyBudget {
     if (this.held > holding && this.held + bytes > this.limitBytes) return bodyOverloaded();
     const byClient = this.heldByClient.get(share.client) ?? 0;
     if (byClient > holding && byClient + bytes > this.clientLimitBytes) {
-      return new AppError(
-        'unavailable',
-        'overloaded',
-        `One client address may hold at most ${formatBytes(this.clientLimitBytes)} of request bodies in flight (GATEWAY_CLIENT_BODY_BUDGET_MB); retry when one has been answered`,
-        { headers: { ...RETRY_SHORTLY } },
-      );
+      return appError('clientBodiesOverloaded', formatBytes(this.clientLimitBytes));
     }
     const anonymous = !share.credentialed;
     if (anonymous && this.anonymousHeld > holding && this.anonymousHeld + bytes > this.anonymousLimitBytes) {
-      return new AppError(
-        'unavailable',
-        'overloaded',
-        `Requests without an API key or console session share ${formatBytes(this.anonymousLimitBytes)} of request bodies in flight, all taken now; retry shortly`,
-        { headers: { ...RETRY_SHORTLY } },
-      );
+      return appError('anonymousBodiesOverloaded', formatBytes(this.anonymousLimitBytes));
     }
     this.held += bytes;
     this.heldByClient.set(share.client, byClient + bytes);

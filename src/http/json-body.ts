@@ -1,6 +1,6 @@
 import sjson from 'secure-json-parse';
 
-/** A 4xx Fastify-style error: `fromFastify` maps it to `malformed_body` with its status. */
+/** A 4xx Fastify-style error: `toAppError` maps it to `malformed_body` with its status. */
 function bodyError(message: string): Error {
   return Object.assign(new Error(message), { statusCode: 400 });
 }

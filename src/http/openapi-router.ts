@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { OpenAPIBackend, type ValidationResult } from 'openapi-backend';
-import { AppError } from '../errors';
+import { appError } from '../errors';
 import { unstorableError, unstorableText } from './storable-text';
 
 // The OpenAPI files are the routing table: every operation becomes a Fastify
@@ -172,7 +172,7 @@ export function operationChecks(
     checks.set(operationId, (request, params, query) => {
       const deep = tooDeep(request.body);
       if (deep !== undefined) {
-        throw new AppError('invalid_request', 'body_too_deep', `${deep}: the body nests deeper than ${MAX_BODY_DEPTH} levels`, { field: deep });
+        throw appError('bodyTooDeep', { field: deep, max: MAX_BODY_DEPTH, what: 'body' }, { field: deep });
       }
       // Path and query values end up in SQL parameters, which cannot carry U+0000.
       const badParam = unstorableText(params) ?? unstorableText(query);
@@ -184,21 +184,26 @@ export function operationChecks(
       const first = validate(request, params, query);
       if (first) {
         const { field, message } = describeValidationError(first);
-        throw new AppError('invalid_request', 'invalid_field', message, { field });
+        throw appError('invalidField', message, { field });
       }
     });
   }
   return checks;
 }
 
-export function mountOperations(app: FastifyInstance, options: MountOptions): void {
-  const { api } = options.contract;
-  const known = new Set(options.contract.operationIds);
-  const orphans = Object.keys(options.handlers).filter((id) => !known.has(id));
-  const missing = [...known].filter((id) => !(id in options.handlers));
+/** Stops start-up unless every operation of the contract has a handler and every handler an operation. */
+export function checkHandlers(contract: OpenApiContract, handlers: Record<string, unknown>): void {
+  const known = new Set(contract.operationIds);
+  const orphans = Object.keys(handlers).filter((id) => !known.has(id));
+  const missing = [...known].filter((id) => !(id in handlers));
   if (orphans.length > 0 || missing.length > 0) {
     throw new Error(`OpenAPI handlers out of step: missing [${missing.join(', ')}], orphaned [${orphans.join(', ')}]`);
   }
+}
+
+export function mountOperations(app: FastifyInstance, options: MountOptions): void {
+  const { api } = options.contract;
+  checkHandlers(options.contract, options.handlers);
   const checks = operationChecks(options.contract, options);
   for (const operation of api.getOperations()) {
     const operationId = operation.operationId!;

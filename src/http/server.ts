@@ -5,7 +5,7 @@ import Fastify, {
   type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { newId } from '../db/ids';
-import { AppError } from '../errors';
+import { appError, type AppError } from '../errors';
 import { Transform, type TransformCallback } from 'node:stream';
 import { BODY_LIMIT, PRE_AUTH_BODY, bodyTooLarge, type BodyAllowance } from './body-allowance';
 import type { BodyBudget, BodyShare } from './body-budget';
@@ -115,9 +115,9 @@ function lingerThenClose(socket: Duplex): void {
 
 function frameworkAppError(error: FastifyError): AppError {
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return new AppError('invalid_request', 'path_parameter_too_long', 'A path parameter is too long', { status: 414 });
+    return appError('pathParameterTooLong');
   }
-  return new AppError('invalid_request', 'malformed_url', 'The request URL is not valid (bad percent-encoding)');
+  return appError('malformedUrl');
 }
 
 /**

@@ -1,7 +1,7 @@
 // Text PostgreSQL cannot store, refused up front with a 400 naming the field
 // (REST bodies, path and query values, GraphQL arguments) instead of failing
 // inside an INSERT as a 500.
-import { AppError } from '../errors';
+import { type AppError, appError } from '../errors';
 
 export interface UnstorableText {
   /** e.g. `name` or `model_scope.1`; '' for the value itself. */
@@ -42,5 +42,5 @@ export function unstorableText(value: unknown): UnstorableText | undefined {
 /** A 400 `invalid_field` naming where the text is and what is wrong with it. */
 export function unstorableError({ field, problem }: UnstorableText): AppError {
   const what = problem === 'nul' ? 'the NUL character (U+0000)' : 'half of a surrogate pair (ill-formed Unicode)';
-  return new AppError('invalid_request', 'invalid_field', `${field || 'body'}: must not contain ${what}`, { field: field || 'body' });
+  return appError('invalidField', `${field || 'body'}: must not contain ${what}`, { field: field || 'body' });
 }

@@ -19,7 +19,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { AccountView } from '../domain/accounts/account.service';
 import { zoneMonth } from '../domain/zone-time';
-import { AppError } from '../errors';
+import { type AppError, appError } from '../errors';
 import { formatMicros } from '../core/decimal';
 import type { WorstCase } from './worst-case';
 
@@ -296,10 +296,5 @@ function reserve(lease: Lease, micros: number, lowered: { from: number; to: numb
 
 /** The refusal of one call whose worst case does not fit; the account's keys stay active for calls that do. */
 export function creditRefusal(worstMicros: number, remainingMicros: number, currency: string): AppError {
-  return new AppError(
-    'rate_limit',
-    'credit_limit_reached',
-    `The account's monthly credit limit cannot cover this call: its worst case (${formatMicros(worstMicros)} ${currency}: its input, what its tools and references may add, and max_tokens at the output price) exceeds the ${formatMicros(remainingMicros)} ${currency} not yet used or reserved (the limit less month-to-date usage and the calls in flight); a smaller max_tokens or prompt may fit`,
-    { headers: { 'x-should-retry': 'false' } },
-  );
+  return appError('callOverCreditLimit', { worst: formatMicros(worstMicros), remaining: formatMicros(remainingMicros), currency });
 }

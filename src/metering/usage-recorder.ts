@@ -5,7 +5,7 @@ import { CHANNELS } from '../db/change-feed';
 import { isDatabaseUnavailable } from '../db/db-errors';
 import { newId } from '../db/ids';
 import { zoneMonth } from '../domain/zone-time';
-import { AppError } from '../errors';
+import { type AppError, appError } from '../errors';
 import type { CreditMonitor } from './credit-monitor';
 import type { Reservation } from './credit-ledger';
 import type { CallAmounts, MeteredTokens } from './tiers';
@@ -331,8 +331,5 @@ function addToMonth(amounts: MonthAmounts, accountId: string, month: string, mic
  * The caller sees a 503 (`overloaded_error` / `server_error`) it may retry.
  */
 function meteringUnavailable(cause: unknown): AppError {
-  return new AppError('unavailable', 'metering_unavailable', 'Metering is unavailable (the usage record could not be committed), so the call was not answered; retry shortly', {
-    cause,
-    headers: { 'retry-after': '1' },
-  });
+  return appError('meteringUnavailable', { cause });
 }

@@ -2,7 +2,7 @@
 // (DESIGN §6): translate what has a counterpart, list what it drops, and
 // refuse, naming the field and the deployment's protocol, what it cannot
 // drop without changing what the caller relies on.
-import { AppError } from '../errors';
+import { appError } from '../errors';
 import type { SourceRequest } from '../core/canonical';
 import type { ProviderType } from '../core/catalog.types';
 
@@ -10,10 +10,5 @@ import type { ProviderType } from '../core/catalog.types';
 export function refuseUntranslated(source: SourceRequest, protocol: ProviderType): void {
   const first = source.untranslated.refused[0];
   if (first === undefined) return;
-  throw new AppError(
-    'invalid_request',
-    'untranslatable_field',
-    `${first.field}: the chosen deployment speaks the ${protocol} protocol, which cannot honour this (${first.reason})`,
-    { field: first.field },
-  );
+  throw appError('untranslatableField', { field: first.field, protocol, reason: first.reason }, { field: first.field });
 }

@@ -116,3 +116,10 @@ export async function createKey(t: TestApp, token: string, overrides: Record<str
   if (response.status !== 201) throw new Error(`createKey: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }
+
+/** A running app and one key of a fresh account, scoped to `modelScope`: what a suite of data-plane calls starts from. */
+export async function startKeyedApp(modelScope: string[]): Promise<{ t: TestApp; key: string }> {
+  const t = await startTestApp();
+  const owner = await createAccount(t);
+  return { t, key: (await createKey(t, owner.token, { model_scope: modelScope })).api_key as string };
+}

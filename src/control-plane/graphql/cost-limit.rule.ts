@@ -11,7 +11,7 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
-import { AppError } from '../../errors';
+import { appError } from '../../errors';
 import { fieldCost, type FieldCost } from './query-cost';
 
 /** What one database round trip costs: as much as a page of a few hundred small rows, which is what it holds a connection for. */
@@ -100,12 +100,12 @@ export function costLimitRule(maxCost: number = MAX_QUERY_COST, maxRepeats: numb
         repeated.length = 0;
         walk(operation.selectionSet, context.getSchema().getRootType(operation.operation) ?? undefined, '', true);
         if (repeated.length > 0) {
-          const message = `${repeated[0]}: asked for more than ${maxRepeats} times in one request (aliases, repeats or fragments); a field may appear at most ${maxRepeats} times`;
-          context.reportError(new GraphQLError(message, { nodes: [operation], originalError: new AppError('invalid_request', 'too_many_aliases', message) }));
+          const error = appError('tooManyAliases', { field: repeated[0]!, max: maxRepeats });
+          context.reportError(new GraphQLError(error.message, { nodes: [operation], originalError: error }));
         }
         if (cost > maxCost) {
-          const message = `The query would cost more than ${maxCost} (each field 1, each database round trip ${ROUND_TRIP_COST}, × the page sizes they repeat under); ask for fewer aliases, fields or items per page`;
-          context.reportError(new GraphQLError(message, { nodes: [operation], originalError: new AppError('invalid_request', 'query_too_costly', message) }));
+          const error = appError('queryTooCostly', { max: maxCost, roundTrip: ROUND_TRIP_COST });
+          context.reportError(new GraphQLError(error.message, { nodes: [operation], originalError: error }));
         }
       },
     };

@@ -1,5 +1,5 @@
 import { GraphQLError, Kind, type ASTVisitor, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
-import { AppError } from '../../errors';
+import { appError } from '../../errors';
 
 export const MAX_QUERY_DEPTH = 8;
 
@@ -48,10 +48,8 @@ export function depthLimitRule(maxDepth: number = MAX_QUERY_DEPTH): ValidationRu
       OperationDefinition(operation) {
         const depth = depthOf(operation.selectionSet);
         if (depth <= maxDepth) return;
-        const message = `The query is ${depth} levels deep; at most ${maxDepth} are allowed`;
-        context.reportError(
-          new GraphQLError(message, { nodes: [operation], originalError: new AppError('invalid_request', 'query_too_deep', message) }),
-        );
+        const error = appError('queryTooDeep', { depth, max: maxDepth });
+        context.reportError(new GraphQLError(error.message, { nodes: [operation], originalError: error }));
       },
     };
   };

@@ -2,10 +2,9 @@ import { Readable } from 'node:stream';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
 import { ApolloServerPluginLandingPageDisabled, ApolloServerPluginUsageReportingDisabled } from '@apollo/server/plugin/disabled';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../app';
-import { AppError, toAppError } from '../../errors';
-import { fromFastify } from '../rest/rest-errors';
+import { appError, reportedError } from '../../errors';
 import { optionalSession } from '../session-first';
 import type { GraphqlContext } from './context';
 import { costLimitRule } from './cost-limit.rule';
@@ -37,7 +36,7 @@ export async function installGraphql(server: FastifyInstance, services: Services
             // The schema is for signed-in users (and the console's codegen): introspection needs a session.
             async didResolveOperation({ document, contextValue }) {
               if (contextValue.actor === null && introspects(document)) {
-                const error = new AppError('authentication', 'missing_session', 'Introspection needs a console session token (Authorization: Bearer …)');
+                const error = appError('missingSession');
                 throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: error.status } } });
               }
             },
@@ -81,9 +80,8 @@ export async function installGraphql(server: FastifyInstance, services: Services
 
   await server.register(async (scope) => {
     // Bodies Fastify refuses (bad JSON, too large) still answer in GraphQL's error shape.
-    scope.setErrorHandler((error: FastifyError, request, reply) => {
-      const appError = fromFastify(error) ?? toAppError(error);
-      if (appError.status >= 500) request.log.error({ err: error }, 'graphql request failed');
+    scope.setErrorHandler((error, request, reply) => {
+      const appError = reportedError(error, request.log, 'graphql request failed');
       void reply
         .code(appError.status)
         .headers(appError.headers)

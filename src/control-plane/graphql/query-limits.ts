@@ -4,7 +4,7 @@
 // could refuse it. The body allowance (body-allowance.ts) bounds the bytes;
 // these bound the tokens, and parsing stops at the limit.
 import { Lexer, Source, TokenKind } from 'graphql';
-import { AppError } from '../../errors';
+import { type AppError, appError } from '../../errors';
 
 /**
  * Without a session: the console signs in with a 19-token mutation and sends
@@ -35,9 +35,4 @@ export function withinTokens(query: string, max: number): boolean {
 }
 
 export const anonymousQueryTooLarge = (): AppError =>
-  new AppError(
-    'invalid_request',
-    'query_too_large',
-    `A GraphQL document sent without a console session may hold at most ${ANONYMOUS_QUERY_TOKENS} tokens; sign in (Authorization: Bearer …) to send larger ones`,
-    { field: 'query' },
-  );
+  appError('queryTooLarge', ANONYMOUS_QUERY_TOKENS);

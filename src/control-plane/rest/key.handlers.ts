@@ -4,14 +4,14 @@ import { KEY_SORTS, KEY_STATUSES, type ApiKeyService } from '../../domain/keys/a
 import { DIMENSIONS } from '../../domain/keys/key-input';
 import type { SessionService } from '../../domain/auth/session.service';
 import type { AuditService } from '../../domain/audit/audit.service';
-import { AppError } from '../../errors';
+import { appError } from '../../errors';
 import type { OperationHandler } from '../../http/openapi-router';
 import { createdKey, keySummary } from './key.mapper';
 import { enumParam, intParam, stringParam } from './query-params';
 
 export function actorOf(request: FastifyRequest): Actor {
   const actor = request.actor;
-  if (!actor) throw new AppError('authentication', 'missing_session', 'A console session token is required');
+  if (!actor) throw appError('missingSession');
   return actor;
 }
 

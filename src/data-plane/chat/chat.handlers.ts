@@ -1,6 +1,6 @@
 import type { Catalog } from '../../core/catalog.types';
 import type { RawObject } from '../../core/canonical';
-import { callContext, type DataPlaneHandler } from '../http/data-plane';
+import { callContext, operationsIn, type DataPlaneOperation } from '../http/operation';
 import { serveCall, type FormCodec, type ServeOptions } from '../http/serve-call';
 import type { InboundCall, Pipeline } from '../pipeline';
 import { decodeChatRequest, type ChatCompletionRequest } from './chat.decoder';
@@ -52,10 +52,10 @@ export function chatInbound(body: ChatCompletionRequest, defaultMaxTokens: numbe
   };
 }
 
-export function chatHandlers(pipeline: Pipeline, catalog: Catalog, serve: ServeOptions): Record<string, DataPlaneHandler> {
+export function chatHandlers(pipeline: Pipeline, catalog: Catalog, serve: ServeOptions): Record<string, DataPlaneOperation> {
   const withUsage = chatCodec(true);
   const withoutUsage = chatCodec(false);
-  return {
+  return operationsIn(withUsage.errorForm, {
     createChatCompletion: async ({ request, reply, body }) => {
       const chat = body as ChatCompletionRequest;
       const ctx = callContext(request, reply, 'chat_completions');
@@ -64,5 +64,5 @@ export function chatHandlers(pipeline: Pipeline, catalog: Catalog, serve: ServeO
       await serveCall(call, chat.stream_options?.include_usage === true ? withUsage : withoutUsage, reply, request.id, serve);
       return reply;
     },
-  };
+  });
 }

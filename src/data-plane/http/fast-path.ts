@@ -1,37 +1,31 @@
-// The data plane's ordinary calls, served on node:http without Fastify's
-// request lifecycle. Fastify's routing, hook chain, content-type parser,
-// reply pipeline and per-request child logger cost about a tenth of the
-// gateway's CPU per call. An ordinary call here is a POST to one of the data
-// plane's fixed paths with an application/json body of a declared length
-// within the body limit, while the server is not closing. It goes through the
-// same steps in the same order as the Fastify route:
-// request id → key → body budget → JSON body (the server's one parser) →
-// contract check → handler, and on the way out the same log line and
-// metrics. Anything else (another path or method, a chunked, empty, oversized
-// or non-JSON body, a closing server) is left to Fastify untouched, which
-// answers it as it always has: both paths share the handlers, the contract
-// checks and the error envelopes.
+// The node:http adapter of the data-plane lifecycle (lifecycle.ts): the
+// ordinary calls, served without Fastify's request lifecycle. Fastify's
+// routing, hook chain, content-type parser, reply pipeline and per-request
+// child logger cost about a tenth of the gateway's CPU per call. An ordinary
+// call is a POST to one of the data plane's fixed paths with an
+// application/json body of a declared length within the body limit, while
+// the server is not closing. It takes the same steps in the same order as
+// the Fastify scope: request id → key → body budget → JSON body (the server's
+// one parser) → contract check → handler → envelope, and on the way out the
+// same log line and metrics. Anything else (another path or method, a
+// chunked, empty, oversized or non-JSON body, a closing server) is left to
+// Fastify untouched.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import querystring from 'node:querystring';
 import type { Logger } from 'pino';
 import { newId } from '../../db/ids';
-import { toAppError } from '../../errors';
 import type { BodyBudget, BodyShare } from '../../http/body-budget';
 import type { ClientAddresses } from '../../core/client-address';
 import type { HttpDrain } from '../../http/drain';
 import { parseJsonBody } from '../../http/json-body';
-import { mediaType, operationChecks, type OpenApiContract, type OperationCheck } from '../../http/openapi-router';
+import { mediaType } from '../../http/openapi-router';
 import { logRequestCompleted, pathOf } from '../../http/server';
-import { fromFastify } from '../../control-plane/rest/rest-errors';
-import type { AuthenticatedKey, KeyAuthenticator } from '../key-auth';
-import type { CallReply, CallRequest, DataPlaneHandler } from './data-plane';
-import { errorFormFor } from './error-envelopes';
-import { sendError } from './serve-call';
+import type { AuthenticatedKey } from '../key-auth';
+import type { DataPlaneLifecycle, DataPlaneRoute } from './lifecycle';
+import type { CallReply, CallRequest } from './operation';
 
 export interface FastPathDeps {
-  contract: OpenApiContract;
-  keyAuth: KeyAuthenticator;
-  handlers: Record<string, DataPlaneHandler>;
+  lifecycle: DataPlaneLifecycle;
   drain: HttpDrain;
   budget: BodyBudget;
   /** Who sent a request, for the cap on bodies in flight per client. */
@@ -103,6 +97,9 @@ class FastReply implements CallReply {
   }
 }
 
+/** The fast path's operations have no path parameters. */
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 /**
  * The body as text, or null when the client went away before it ended. Each
  * chunk is counted against the budget as it arrives; past it the read stops
@@ -147,18 +144,14 @@ function readBody(req: IncomingMessage, share: BodyShare): Promise<string | null
 }
 
 export class DataPlaneFastPath {
-  private readonly routes = new Map<string, { handler: DataPlaneHandler; check: OperationCheck }>();
+  /** The POST operations without path parameters, by path. */
+  private readonly routes = new Map<string, DataPlaneRoute>();
   private closing = false;
   /** Calls this path has taken on (the rest went to Fastify). */
   served = 0;
 
   constructor(private readonly deps: FastPathDeps) {
-    const checks = operationChecks(deps.contract);
-    for (const operation of deps.contract.api.getOperations()) {
-      if (operation.method !== 'post' || operation.path.includes('{')) continue;
-      const handler = deps.handlers[operation.operationId!];
-      if (handler) this.routes.set(operation.path, { handler, check: checks.get(operation.operationId!)! });
-    }
+    for (const route of deps.lifecycle.routes) if (route.method === 'POST' && !route.path.includes('{')) this.routes.set(route.path, route);
   }
 
   /** From now on every request goes to Fastify, which answers new ones 503 while the server closes. */
@@ -184,14 +177,10 @@ export class DataPlaneFastPath {
     return true;
   }
 
-  private async serve(
-    req: IncomingMessage,
-    res: ServerResponse,
-    route: { handler: DataPlaneHandler; check: OperationCheck },
-    url: string,
-  ): Promise<void> {
+  private async serve(req: IncomingMessage, res: ServerResponse, route: DataPlaneRoute, url: string): Promise<void> {
     const started = performance.now();
     const { deps } = this;
+    const { lifecycle } = deps;
     const request = new FastRequest(newId('req'), url, req.headers, deps.drain);
     const reply = new FastReply(res);
     res.setHeader('request-id', request.id);
@@ -206,25 +195,17 @@ export class DataPlaneFastPath {
     res.on('finish', finished);
     res.on('error', finished);
     try {
-      // Authenticate before reading the body: a caller without a valid key gets its 401 without the
-      // gateway buffering (or budgeting for) what it sends, and learns nothing about the schema.
-      request.apiKey = await deps.keyAuth.authenticate(req.headers);
+      request.apiKey = await lifecycle.authenticate(req.headers);
       const text = await readBody(req, deps.budget.open({ address: deps.clientAddresses.of(req), credentialed: true }, res));
       if (text === null) return;
       request.body = parseJsonBody(text);
-      const params: Record<string, string> = {};
       const queryAt = url.indexOf('?');
       const query: Record<string, unknown> = queryAt < 0 ? {} : { ...querystring.parse(url.slice(queryAt + 1)) };
-      route.check(request, params, query);
-      const result = await route.handler({ request, reply, params, query, body: request.body });
-      if (result !== undefined && result !== reply && !reply.sent) reply.send(result);
+      await lifecycle.answer(route, request, reply, NO_PARAMS, query);
     } catch (error) {
-      const appError = fromFastify(error) ?? toAppError(error);
-      if (appError.status >= 500) deps.logger.error({ err: appError.cause ?? appError, request_id: request.id }, 'data-plane request failed');
-      if (reply.sent || res.headersSent) return;
       // A body left unread is not read: the connection closes after the answer.
-      if (!req.complete) res.setHeader('connection', 'close');
-      sendError(reply, errorFormFor(url, req.headers), appError, request.id);
+      if (!req.complete) reply.header('connection', 'close');
+      lifecycle.fail(route, request, reply, error, deps.logger, request.id);
     }
   }
 }

@@ -1,14 +1,13 @@
 import { validateHeaderValue } from 'node:http';
-import { AppError, toAppError } from '../../errors';
+import { AppError, appError, toAppError } from '../../errors';
 import { headerToken } from '../../http/header-token';
 import type { ResponseUsage } from '../../metering/tiers';
 import { UpstreamError } from '../../providers/provider';
 import type { CanonicalEvent } from '../../core/canonical';
 import { ResponseCollector } from '../collect-response';
 import { routeHeader, type Call } from '../call';
-import type { CallReply } from './data-plane';
-import type { ErrorForm } from './error-envelopes';
-import { errorBody } from './error-envelopes';
+import { errorBody, type ErrorForm } from './error-envelopes';
+import type { CallReply } from './operation';
 
 /** Per-form streaming encoder. */
 export interface StreamWriter {
@@ -56,8 +55,7 @@ function callHeaders(call: Call): Record<string, string> {
 }
 
 /** The 500 of a call whose reply could not be built: metered as failed, never left hanging. */
-const replyFailed = (cause: unknown): AppError =>
-  new AppError('internal', 'reply_failed', 'The gateway could not write the reply to this call; it is metered as failed, not as answered', { cause });
+const replyFailed = (cause: unknown): AppError => appError('replyFailed', { cause });
 
 export interface ServeOptions {
   /**
@@ -102,7 +100,7 @@ async function servePlain(call: Call, codec: FormCodec, reply: CallReply): Promi
       return;
     }
     await call.finish('upstream_error', cut?.code ?? (error instanceof UpstreamError ? error.failure : 'internal'));
-    throw cut ?? new AppError('upstream', 'upstream_failed', `the upstream failed while answering: ${(error as Error).message}`);
+    throw cut ?? appError('upstreamFailedAnswering', (error as Error).message);
   }
   // The whole reply, headers and body, is built before the record says it
   // was answered: one that cannot be built is metered as failed and answered
@@ -172,11 +170,10 @@ async function serveStream(call: Call, codec: FormCodec, reply: CallReply, reque
       await call.finish('client_aborted', 'client_aborted').catch(() => undefined);
       return;
     }
-    const appError =
-      cut ?? (error instanceof UpstreamError ? new AppError('upstream', 'upstream_failed', `the upstream failed mid-stream: ${error.message}`) : toAppError(error));
-    await call.finish('upstream_error', cut?.code ?? (error instanceof UpstreamError ? error.failure : appError.code)).catch(() => undefined);
+    const failure = cut ?? (error instanceof UpstreamError ? appError('upstreamFailedMidStream', error.message) : toAppError(error));
+    await call.finish('upstream_error', cut?.code ?? (error instanceof UpstreamError ? error.failure : failure.code)).catch(() => undefined);
     if (!started) await write(reply, writer.start(call.usageSoFar()), stallMs);
-    await write(reply, writer.error(appError), stallMs);
+    await write(reply, writer.error(failure), stallMs);
   } finally {
     res.end();
   }
@@ -186,8 +183,4 @@ async function serveStream(call: Call, codec: FormCodec, reply: CallReply, reque
 export async function serveCall(call: Call, codec: FormCodec, reply: CallReply, requestId: string, options: ServeOptions): Promise<void> {
   if (call.request.stream) await serveStream(call, codec, reply, requestId, options);
   else await servePlain(call, codec, reply);
-}
-
-export function sendError(reply: CallReply, form: ErrorForm, error: AppError, requestId: string): void {
-  void reply.code(error.status).headers(error.headers).header('content-type', 'application/json').send(errorBody(form, error, requestId));
 }

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { InboundCall, Pipeline } from '../pipeline';
-import { callContext, type DataPlaneHandler } from '../http/data-plane';
+import { callContext, operationsIn, type DataPlaneOperation } from '../http/operation';
 import { serveCall, type FormCodec, type ServeOptions } from '../http/serve-call';
 import { countRequestTokens } from '../token-count';
 import type { RawObject } from '../../core/canonical';
@@ -60,8 +60,8 @@ export function messagesInbound(body: MessagesRequest, headers: IncomingHttpHead
   };
 }
 
-export function messagesHandlers(pipeline: Pipeline, serve: ServeOptions): Record<string, DataPlaneHandler> {
-  return {
+export function messagesHandlers(pipeline: Pipeline, serve: ServeOptions): Record<string, DataPlaneOperation> {
+  return operationsIn(messagesCodec.errorForm, {
     createMessage: async ({ request, reply, body }) => {
       const ctx = callContext(request, reply, 'messages');
       const call = await pipeline.start(ctx, messagesInbound(body as MessagesRequest, request.headers));
@@ -76,5 +76,5 @@ export function messagesHandlers(pipeline: Pipeline, serve: ServeOptions): Recor
       const exact = await pipeline.countUpstream(ctx, { model: count.model, stream: false, body: count, guard: guardMessagesBody, decode });
       return { input_tokens: exact ?? (await countRequestTokens(pipeline, ctx, decode(count))) };
     },
-  };
+  });
 }

@@ -1,6 +1,6 @@
-import { AppError } from '../../errors';
+import { appError } from '../../errors';
 import type { Catalog, ModelEntry } from '../../core/catalog.types';
-import { authenticatedKey, type DataPlaneHandler } from '../http/data-plane';
+import { authenticatedKey, operationsIn, type DataPlaneOperation } from '../http/operation';
 
 const anthropicModel = (m: ModelEntry) => ({ type: 'model', id: m.name, display_name: m.displayName, created_at: m.createdAt });
 const openaiModel = (m: ModelEntry) => ({ id: m.name, object: 'model', created: Math.floor(Date.parse(m.createdAt) / 1000), owned_by: 'tsxt-gateway' });
@@ -9,9 +9,10 @@ const openaiModel = (m: ModelEntry) => ({ id: m.name, object: 'model', created: 
  * The neutral models in the calling key's scope, in the Anthropic shape when
  * the request carries `anthropic-version`, otherwise the OpenAI shape.
  */
-export function modelsHandlers(catalog: Catalog): Record<string, DataPlaneHandler> {
+export function modelsHandlers(catalog: Catalog): Record<string, DataPlaneOperation> {
   const visible = (scope: ReadonlySet<string>) => catalog.models.filter((m) => scope.has(m.name));
-  return {
+  // Both clients list models: the error form follows `anthropic-version`, as the answer's shape does.
+  return operationsIn('by_version', {
     listModels: async ({ request, query }) => {
       const models = visible(authenticatedKey(request).modelScope);
       if (!request.headers['anthropic-version']) return { object: 'list', data: models.map(openaiModel) };
@@ -22,12 +23,12 @@ export function modelsHandlers(catalog: Catalog): Record<string, DataPlaneHandle
       let end = models.length;
       if (afterId !== undefined) {
         const i = models.findIndex((m) => m.name === afterId);
-        if (i < 0) throw new AppError('invalid_request', 'invalid_cursor', `after_id "${afterId}" is not a model in this list`, { field: 'after_id' });
+        if (i < 0) throw appError('invalidCursor', { param: 'after_id', id: afterId }, { field: 'after_id' });
         start = i + 1;
       }
       if (beforeId !== undefined) {
         const i = models.findIndex((m) => m.name === beforeId);
-        if (i < 0) throw new AppError('invalid_request', 'invalid_cursor', `before_id "${beforeId}" is not a model in this list`, { field: 'before_id' });
+        if (i < 0) throw appError('invalidCursor', { param: 'before_id', id: beforeId }, { field: 'before_id' });
         end = i;
         start = Math.max(start, end - limit);
       }
@@ -39,8 +40,8 @@ export function modelsHandlers(catalog: Catalog): Record<string, DataPlaneHandle
       const key = authenticatedKey(request);
       // An alias answers as the neutral model it stands for; lists name neutral models only.
       const model = catalog.resolveModel(params.model_id!);
-      if (!model || !key.modelScope.has(model.name)) throw new AppError('not_found', 'model_not_found', `model "${params.model_id}" not found`);
+      if (!model || !key.modelScope.has(model.name)) throw appError('modelNotListed', params.model_id!);
       return request.headers['anthropic-version'] ? anthropicModel(model) : openaiModel(model);
     },
-  };
+  });
 }

@@ -1,7 +1,7 @@
 import type { Catalog } from '../../core/catalog.types';
 import type { Call } from '../call';
 import type { RawObject } from '../../core/canonical';
-import { callContext, type DataPlaneHandler } from '../http/data-plane';
+import { callContext, operationsIn, type DataPlaneOperation } from '../http/operation';
 import { serveCall, type FormCodec, type ServeOptions } from '../http/serve-call';
 import type { InboundCall, Pipeline } from '../pipeline';
 import type { StatefulCall, StatefulResponses } from '../stored/stateful-responses';
@@ -22,6 +22,9 @@ const stateEcho = (state: StatefulCall): RawObject => ({
 });
 
 /** A Responses call's encoders; the final Response is kept (store) and added to its conversation before the reply ends. */
+/** The Responses form answers errors in OpenAI's shape. */
+const RESPONSES_ERRORS = 'openai';
+
 function responsesCodec(state: StatefulCall, stateful: StatefulResponses): FormCodec {
   let kept: Promise<unknown> = Promise.resolve();
   const options = (call: Call): ResponsesEncoderOptions => {
@@ -45,7 +48,7 @@ function responsesCodec(state: StatefulCall, stateful: StatefulResponses): FormC
     };
   };
   return {
-    errorForm: 'openai',
+    errorForm: RESPONSES_ERRORS,
     settled: () => kept,
     plain: (call, answer, usage) => {
       const relay = relaysResponses(call);
@@ -80,8 +83,8 @@ export function responsesInbound(body: ResponsesRequest, defaultMaxTokens: numbe
   };
 }
 
-export function responsesHandlers(pipeline: Pipeline, catalog: Catalog, stateful: StatefulResponses, serve: ServeOptions): Record<string, DataPlaneHandler> {
-  return {
+export function responsesHandlers(pipeline: Pipeline, catalog: Catalog, stateful: StatefulResponses, serve: ServeOptions): Record<string, DataPlaneOperation> {
+  return operationsIn(RESPONSES_ERRORS, {
     createResponse: async ({ request, reply, body }) => {
       const ctx = callContext(request, reply, 'responses');
       // Stored context is input like any other: expanded before admission, so the reservation and the body limit see it.
@@ -94,5 +97,5 @@ export function responsesHandlers(pipeline: Pipeline, catalog: Catalog, stateful
       await serveCall(call, responsesCodec(state, stateful), reply, request.id, serve);
       return reply;
     },
-  };
+  });
 }

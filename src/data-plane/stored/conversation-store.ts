@@ -2,9 +2,10 @@
 // `conversation` on /v1/responses reads as context and appends to. Plain SQL;
 // every statement filters by the caller's account. Retention counts from a
 // conversation's last write.
+import { appError } from '../../errors';
 import type pg from 'pg';
 import type { RawObject } from '../../core/canonical';
-import { checkItemIds, keptItem, listPage, randomId, storableJson, storedNotFound, type ListPage, type ListQuery } from './stored-items';
+import { checkItemIds, keptItem, listPage, randomId, storableJson, type ListPage, type ListQuery } from './stored-items';
 
 export interface ConversationObject {
   id: string;
@@ -27,7 +28,7 @@ const toObject = (row: ConversationRow): ConversationObject => ({
 });
 
 /** OpenAI's answer to an id it does not know (or that belongs to someone else). */
-export const conversationNotFound = (id: string) => storedNotFound('conversation_not_found', `Conversation with id '${id}' not found.`, 'conversation');
+export const conversationNotFound = (id: string) => appError('conversationNotFound', id);
 
 export class ConversationStore {
   /** Appends under way in this process, by conversation: a read of the conversation waits for them. */
@@ -95,7 +96,7 @@ export class ConversationStore {
     await this.get(accountId, id);
     const result = await this.pool.query<{ item: RawObject }>('select item from conversation_items where conversation_id = $1 and item_id = $2', [id, itemId]);
     const row = result.rows[0];
-    if (!row) throw storedNotFound('item_not_found', `Item with id '${itemId}' not found.`, 'item_id');
+    if (!row) throw appError('itemNotFound', itemId);
     return row.item;
   }
 
@@ -103,7 +104,7 @@ export class ConversationStore {
     await this.appending.get(id);
     const conversation = await this.get(accountId, id);
     const result = await this.pool.query('delete from conversation_items where conversation_id = $1 and item_id = $2', [id, itemId]);
-    if ((result.rowCount ?? 0) === 0) throw storedNotFound('item_not_found', `Item with id '${itemId}' not found.`, 'item_id');
+    if ((result.rowCount ?? 0) === 0) throw appError('itemNotFound', itemId);
     return conversation;
   }
 

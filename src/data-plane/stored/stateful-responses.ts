@@ -6,14 +6,14 @@
 // is kept (unless `store: false`) and a conversation grows by its input and
 // output.
 import type { Logger } from 'pino';
-import { AppError, invalid } from '../../errors';
+import { appError, invalid } from '../../errors';
 import { BODY_LIMIT } from '../../http/body-allowance';
 import { isObject } from '../../core/json-edit';
 import type { RawObject } from '../../core/canonical';
 import type { ResponsesRequest } from '../responses/responses.decoder';
 import type { ConversationStore } from './conversation-store';
 import type { ResponseStore } from './response-store';
-import { MAX_CONTEXT_ITEMS, checkItemIds, contextItem, inputItems, jsonBytes, keptItem, randomId, replayable, storedNotFound } from './stored-items';
+import { MAX_CONTEXT_ITEMS, checkItemIds, contextItem, inputItems, jsonBytes, keptItem, randomId, replayable } from './stored-items';
 
 /** What a Responses call carries of stored state, from its request to its reply. */
 export interface StatefulCall {
@@ -69,7 +69,7 @@ export class StatefulResponses {
 
     if (previousResponseId !== null) {
       const stored = await this.responses.context(accountId, previousResponseId);
-      if (!stored) throw storedNotFound('previous_response_not_found', `Previous response with id '${previousResponseId}' not found.`, 'previous_response_id');
+      if (!stored) throw appError('previousResponseNotFound', previousResponseId);
       state.context = stored.items as RawObject[];
       state.addedBytes += stored.bytes;
     } else if (conversationId !== null) {
@@ -84,7 +84,7 @@ export class StatefulResponses {
     }
     const total = (bodyBytes ?? jsonBytes(body)) + state.addedBytes;
     if (total > BODY_LIMIT) {
-      throw new AppError('payload_too_large', 'context_too_large', `the request with its stored context is ${total} bytes; the body limit of ${BODY_LIMIT} bytes holds both`, {
+      throw appError('contextTooLarge', { total, limit: BODY_LIMIT }, {
         field: previousResponseId !== null ? 'previous_response_id' : conversationId !== null ? 'conversation' : 'input',
       });
     }
@@ -106,7 +106,7 @@ export class StatefulResponses {
     return own.flatMap((item, i) => {
       if (!isObject(item) || item.type !== 'item_reference') return [item];
       const stored = found.get(String(item.id));
-      if (stored === undefined) throw storedNotFound('item_not_found', `Item with id '${String(item.id)}' not found.`, `input[${i}].id`);
+      if (stored === undefined) throw appError('itemNotFound', String(item.id), { field: `input[${i}].id` });
       if (!replayable(stored)) return [];
       state.addedBytes += jsonBytes(stored);
       return [contextItem(stored)];

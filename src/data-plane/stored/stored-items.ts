@@ -1,7 +1,7 @@
 // Items as the gateway keeps them (stored responses, conversations) and as
 // it hands them back as context. Pure: no database.
 import { randomBytes } from 'node:crypto';
-import { AppError, invalid } from '../../errors';
+import { invalid } from '../../errors';
 import { isObject } from '../../core/json-edit';
 import type { RawObject } from '../../core/canonical';
 
@@ -34,14 +34,6 @@ export function checkItemIds(items: readonly unknown[], list: string, unique: { 
     seen.add(item.id);
   });
 }
-
-/**
- * A stored object the caller named and may not have: a 404 in OpenAI's shape
- * (`invalid_request_error`, the parameter named), the same for another
- * account's id as for one that never existed or has expired.
- */
-export const storedNotFound = (code: string, message: string, field?: string): AppError =>
-  new AppError('invalid_request', code, message, { status: 404, ...(field !== undefined ? { field } : {}) });
 
 /** `<prefix>_` and `bytes` random bytes in hex: ids a caller of another account cannot guess. */
 export function randomId(prefix: string, bytes = 24): string {

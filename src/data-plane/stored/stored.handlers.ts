@@ -1,12 +1,13 @@
 // Retrieval of stored responses and the Conversations API: transport only,
 // every call scoped to the key's account.
+import { appError } from '../../errors';
 import { unstorableError, unstorableText } from '../../http/storable-text';
-import { authenticatedKey, type DataPlaneHandler } from '../http/data-plane';
+import { authenticatedKey, operationsIn, type DataPlaneHandler, type DataPlaneOperation } from '../http/operation';
 import type { RawObject } from '../../core/canonical';
 import type { StatefulResponses } from './stateful-responses';
-import { MAX_ITEMS_PER_ADD, storedNotFound, type ListQuery } from './stored-items';
+import { MAX_ITEMS_PER_ADD, type ListQuery } from './stored-items';
 
-const responseNotFound = (id: string) => storedNotFound('response_not_found', `Response with id '${id}' not found.`, 'response_id');
+const responseNotFound = (id: string) => appError('responseNotFound', id);
 
 function listQuery(query: Record<string, unknown>): ListQuery {
   return {
@@ -25,10 +26,11 @@ function storable<T>(body: T): T {
   return body;
 }
 
-export function storedHandlers(stateful: StatefulResponses): Record<string, DataPlaneHandler> {
+/** Stored responses and conversations are the Responses form's: OpenAI's error shape. */
+export function storedHandlers(stateful: StatefulResponses): Record<string, DataPlaneOperation> {
   const { responses, conversations } = stateful;
   const account = (request: Parameters<DataPlaneHandler>[0]['request']) => authenticatedKey(request).account.id;
-  return {
+  return operationsIn('openai', {
     getResponse: async ({ request, params }) => {
       const found = await responses.get(account(request), params.response_id!);
       if (!found) throw responseNotFound(params.response_id!);
@@ -68,5 +70,5 @@ export function storedHandlers(stateful: StatefulResponses): Record<string, Data
     },
     getConversationItem: async ({ request, params }) => conversations.item(account(request), params.conversation_id!, params.item_id!),
     deleteConversationItem: async ({ request, params }) => conversations.deleteItem(account(request), params.conversation_id!, params.item_id!),
-  };
+  });
 }

@@ -3,7 +3,7 @@ import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/po
 import { ConsoleSessionSchema } from '../../db/entities/console-session.entity';
 import { ConsoleUserSchema, type ConsoleUser } from '../../db/entities/console-user.entity';
 import { newId } from '../../db/ids';
-import { AppError, conflict, invalid } from '../../errors';
+import { type AppError, appError, conflict, invalid } from '../../errors';
 import { ROLES, type Actor, type Role } from '../actor';
 import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './password';
 import { LoginThrottle } from './login-throttle';
@@ -31,11 +31,11 @@ const newToken = (): string => `tsxs_${randomBytes(32).toString('base64url')}`;
 /** The token of an `Authorization: Bearer …` header, or the 401 `missing_session`. */
 function bearerToken(authorization: string | undefined): string {
   const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
-  if (!token) throw new AppError('authentication', 'missing_session', 'A console session token is required (Authorization: Bearer …)');
+  if (!token) throw appError('missingSession');
   return token;
 }
 
-const invalidSession = (): AppError => new AppError('authentication', 'invalid_session', 'The session token is invalid or has expired');
+const invalidSession = (): AppError => appError('invalidSession');
 
 const userView = (user: ConsoleUser): UserView => ({ id: user.id, email: user.email, role: user.role, accountId: user.account.id });
 
@@ -85,14 +85,12 @@ export class SessionService {
     // Counted now, before the first await: parallel guesses cannot all get past the check.
     const wait = this.throttle.begin(email, ip);
     if (wait > 0) {
-      throw new AppError('rate_limit', 'login_throttled', 'Too many failed logins; try again later', {
-        headers: { 'retry-after': String(Math.ceil(wait / 1000)) },
-      });
+      throw appError('loginThrottled', { headers: { 'retry-after': String(Math.ceil(wait / 1000)) } });
     }
     const em = this.orm.em.fork();
     const user = await em.findOne(ConsoleUserSchema, { email });
     const ok = await verifyPassword(password, user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
-    if (!user || !ok) throw new AppError('authentication', 'invalid_credentials', 'E-mail or password is wrong');
+    if (!user || !ok) throw appError('invalidCredentials');
     this.throttle.succeed(email, ip);
     const token = newToken();
     const expiresAt = new Date(Date.now() + this.ttlMs);

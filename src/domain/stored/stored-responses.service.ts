@@ -4,7 +4,7 @@
 // they expire or are purged).
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { inTransaction } from '../../db/transaction';
-import { AppError } from '../../errors';
+import { appError } from '../../errors';
 import type { Actor } from '../actor';
 import type { AuditService } from '../audit/audit.service';
 
@@ -22,7 +22,7 @@ export class StoredResponsesService {
 
   /** Deletes every stored response and conversation of the actor's account; owners only. Returns how many. */
   async purge(actor: Actor): Promise<number> {
-    if (actor.role !== 'owner') throw new AppError('permission', 'owner_only', "Only the account's owner may purge its stored responses");
+    if (actor.role !== 'owner') throw appError('ownerOnly');
     const deleted = await this.store.purgeAccount(actor.accountId);
     // Batches commit as they go (no long transaction over a large table): the audit event follows the last one.
     await inTransaction(this.orm, async (em) => {

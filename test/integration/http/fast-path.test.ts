@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
+import { startKeyedApp, type TestApp } from '../../support/app';
 
 // Ordinary data-plane calls arriving over HTTP are served by the fast path
 // (src/data-plane/http/fast-path.ts); Fastify's inject() always takes the
@@ -24,9 +24,7 @@ describe('data-plane fast path: the same answers as the Fastify route', () => {
   let key: string;
 
   before(async () => {
-    t = await startTestApp();
-    const owner = await createAccount(t);
-    key = (await createKey(t, owner.token, { model_scope: ['tsxt-general', 'tsxt-fast'] })).api_key as string;
+    ({ t, key } = await startKeyedApp(['tsxt-general', 'tsxt-fast']));
   });
   after(async () => t.close());
 

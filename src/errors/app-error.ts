@@ -1,6 +1,6 @@
 // One error family for the whole service. Each transport (REST, GraphQL,
-// Anthropic form, OpenAI form) maps an AppError exactly once.
-import { isDatabaseUnavailable } from './db/db-errors';
+// Anthropic form, OpenAI form) maps an AppError exactly once. The errors the
+// gateway raises are declared once, in codes.ts.
 
 export type ErrorKind =
   | 'invalid_request'
@@ -14,7 +14,7 @@ export type ErrorKind =
   | 'upstream'
   | 'internal';
 
-const STATUS: Record<ErrorKind, number> = {
+export const KIND_STATUS: Record<ErrorKind, number> = {
   invalid_request: 400,
   authentication: 401,
   permission: 403,
@@ -51,30 +51,8 @@ export class AppError extends Error {
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
-    this.status = options.status ?? STATUS[kind];
+    this.status = options.status ?? KIND_STATUS[kind];
     this.field = options.field;
     this.headers = options.headers ?? {};
   }
-}
-
-export const invalid = (field: string, message: string, code = 'invalid_field'): AppError =>
-  new AppError('invalid_request', code, message, { field });
-
-export const notFound = (code: string, message: string): AppError => new AppError('not_found', code, message);
-
-export const conflict = (code: string, message: string, field?: string): AppError =>
-  new AppError('conflict', code, message, field === undefined ? {} : { field });
-
-/** The database cannot be reached: a 503 the caller may retry, on every transport. */
-export const databaseUnavailable = (cause: unknown): AppError =>
-  new AppError('unavailable', 'database_unavailable', 'The gateway cannot reach its database right now; retry shortly', {
-    cause,
-    headers: { 'retry-after': '1' },
-  });
-
-/** Anything that is not an AppError becomes an opaque 500 (no stack, no SQL), or a 503 when the database is unreachable. */
-export function toAppError(error: unknown): AppError {
-  if (error instanceof AppError) return error;
-  if (isDatabaseUnavailable(error)) return databaseUnavailable(error);
-  return new AppError('internal', 'internal_error', 'Internal server error', { cause: error });
 }

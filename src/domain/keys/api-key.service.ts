@@ -104,6 +104,7 @@ export class ApiKeyService {
     private readonly onCommitted: (keyId: string) => void = () => undefined,
   ) {}
 
+  /** What the actor's keys read against now (the rotation service reads its keys the same way). */
   async context(actor: Actor): Promise<KeyContext> {
     const account = await this.accounts.get(actor.accountId);
     return { account, today: zoneDate(account.timezone), now: new Date(), overLimit: await this.credit.isOverLimit(account) };
@@ -113,6 +114,7 @@ export class ApiKeyService {
     return { today, isKnownModel: (n) => this.models.has(n), knownModels: () => this.models.names() };
   }
 
+  /** A key as every transport shows it: derived state, account-zone times, rotation links. */
   view(key: ApiKey, ctx: KeyContext): KeyView {
     const { status, suspendedReason } = effectiveStatus({
       stored: key.status,

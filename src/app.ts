@@ -17,6 +17,8 @@ import { GuardrailPolicyService } from './domain/guardrails/guardrail-policy.ser
 import { SessionService } from './domain/auth/session.service';
 import { bootstrap, type FirstStartCredentials } from './domain/bootstrap';
 import { ApiKeyService } from './domain/keys/api-key.service';
+import { KeyRotationService } from './domain/keys/key-rotation.service';
+import { KeyRotationSweep } from './domain/keys/key-rotation.sweep';
 import { StoredResponsesService } from './domain/stored/stored-responses.service';
 import { chatHandlers } from './data-plane/chat/chat.handlers';
 import { installDataPlane } from './data-plane/http/data-plane';
@@ -67,6 +69,10 @@ export interface Services {
   audit: AuditService;
   sessions: SessionService;
   keys: ApiKeyService;
+  /** Rotation as one action: the successor key, the old key's grace or emergency suspension. */
+  rotations: KeyRotationService;
+  /** This process's pass over rotated-away keys whose grace has ended. */
+  rotationSweep: KeyRotationSweep;
   credit: CreditMonitor;
   /** Admission's credit reservations (this process's leases). */
   ledger: CreditLedger;
@@ -152,7 +158,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { audit, accounts, sessions } = accountServices(options, changes);
   const credit = new CreditMonitor(database.pool, catalog.minimalCallMicros);
   const models = { has: (name: string) => catalog.modelsByName.has(name), names: () => catalog.models.map((m) => m.name) };
-  const keys = new ApiKeyService(database.orm, accounts, audit, models, credit, (keyId) => changes.emitLocal(CHANNELS.keys, keyId));
+  const keyChanged = (keyId: string) => changes.emitLocal(CHANNELS.keys, keyId);
+  const keys = new ApiKeyService(database.orm, accounts, audit, models, credit, keyChanged);
+  const rotations = new KeyRotationService(database.orm, keys, audit, keyChanged);
+  const rotationSweep = new KeyRotationSweep(database.orm, audit, logger.child({ component: 'key-rotation' }), keyChanged);
+  rotationSweep.start(config.rotationSweepMs);
   changes.on(CHANNELS.accounts, (accountId) => credit.forget(accountId));
   changes.onReset(() => credit.clear());
 
@@ -196,7 +206,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   keyAuth.onLookup = (outcome) => metrics.keyLookup(outcome);
   const controlPlane = new ControlPlaneGate({ ...CONTROL_PLANE_LIMITS, timeoutMs: config.controlPlaneTimeoutMs });
   const storedResponses = new StoredResponsesService(database.orm, audit, responseStore);
-  const services: Services = { catalog, accounts, audit, sessions, keys, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies, controlPlane, stateful, storedResponses };
+  const services: Services = { catalog, accounts, audit, sessions, keys, rotations, rotationSweep, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies, controlPlane, stateful, storedResponses };
   const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken, retiredBootstrapWarning(logger));
 
   const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes(), config.bodiesPerClient, config.clientBodyBudgetBytes);
@@ -280,6 +290,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (outcome.cut > 0) logger.warn(outcome, 'shutdown grace period ran out; in-flight calls were cut');
       await closing;
       await graphql.stop();
+      await rotationSweep.close();
       await recorder.close();
       await responseStore.close();
       await ledger.close();

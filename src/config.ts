@@ -63,6 +63,13 @@ export interface Config {
    */
   creditLeaseTtlMs: number;
   /**
+   * How often each process writes the cancellation of rotated-away keys whose
+   * grace has ended. Admission refuses such a key from the instant its grace
+   * ends regardless; the sweep stores the state, audits it and cuts streams
+   * still running on the key.
+   */
+  rotationSweepMs: number;
+  /**
    * How long one control-plane request (REST or GraphQL) may wait for its
    * turn and work in the database together; past it, 503
    * `control_plane_timeout`. Report statements are cancelled by PostgreSQL
@@ -192,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: int(env, 'GATEWAY_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     usageSyncCommit: onOff(env, 'GATEWAY_USAGE_SYNC_COMMIT', true),
     creditLeaseTtlMs: int(env, 'GATEWAY_CREDIT_LEASE_TTL_MS', 15_000, 300, 600_000),
+    rotationSweepMs: int(env, 'GATEWAY_ROTATION_SWEEP_MS', 10_000, 100, 3_600_000),
     controlPlaneTimeoutMs: int(env, 'GATEWAY_CONTROL_PLANE_TIMEOUT_MS', 10_000, 100, 600_000),
     responsesRetentionDays: int(env, 'GATEWAY_RESPONSES_RETENTION_DAYS', 30, 1, 3650),
     upstreamEnv: env,

@@ -4,11 +4,14 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { guardrailRule } from '../control-plane/rest/guardrail.handlers';
+import { createdKey } from '../control-plane/rest/key.mapper';
 import { openDatabase } from '../db/database';
 import { AccountService, parseCreditLimit, parseCreditOverflow } from '../domain/accounts/account.service';
 import type { Actor } from '../domain/actor';
 import { AuditService } from '../domain/audit/audit.service';
 import { GuardrailPolicyService } from '../domain/guardrails/guardrail-policy.service';
+import { ApiKeyService } from '../domain/keys/api-key.service';
+import { KeyRotationService } from '../domain/keys/key-rotation.service';
 import { SessionService } from '../domain/auth/session.service';
 import { AppError } from '../errors';
 import { formatMicros } from '../core/decimal';
@@ -25,7 +28,11 @@ const USAGE = `usage: npm run admin -- <command>
   credit-limit set --account ID [--amount D|none] [--overflow refuse|lower_max_tokens]
   guardrail set --account ID --rule R --policy block|redact|flag|off
   guardrail reset --account ID --rule R
-  settlement close --account ID --month YYYY-MM`;
+  settlement close --account ID --month YYYY-MM
+  key rotate --account ID --key KEY_ID [--grace-hours H]
+      a successor key with the same name, dimension, scope and expiry; its secret is printed
+      once (api_key). The old key works for H hours (default 24), then is cancelled;
+      --grace-hours 0 suspends it at once (emergency)`;
 
 class UsageError extends Error {}
 
@@ -66,11 +73,13 @@ async function run(argv: string[]): Promise<unknown> {
       rule: { type: 'string' },
       policy: { type: 'string' },
       overflow: { type: 'string' },
+      key: { type: 'string' },
+      'grace-hours': { type: 'string' },
     },
     strict: true,
   });
   const command = `${noun ?? ''} ${verb ?? ''}`.trim();
-  const known = ['account create', 'account list', 'user create', 'credit-limit set', 'guardrail set', 'guardrail reset', 'settlement close'];
+  const known = ['account create', 'account list', 'user create', 'credit-limit set', 'guardrail set', 'guardrail reset', 'settlement close', 'key rotate'];
   if (!known.includes(command)) throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
 
   const config = loadConfig();
@@ -130,6 +139,15 @@ async function run(argv: string[]): Promise<unknown> {
             ? await guardrails.set(operator(account.id), required(values, 'rule'), required(values, 'policy'))
             : await guardrails.reset(operator(account.id), required(values, 'rule'));
         return { account_id: account.id, ...guardrailRule(rule) };
+      }
+      case 'key rotate': {
+        const account = await accounts.get(required(values, 'account'));
+        const models = { has: (name: string) => catalog.modelsByName.has(name), names: () => catalog.models.map((m) => m.name) };
+        const keys = new ApiKeyService(database.orm, accounts, audit, models, new CreditMonitor(database.pool, catalog.minimalCallMicros));
+        const grace = values['grace-hours'];
+        // A non-number reaches the service as NaN, which it refuses naming grace_hours.
+        const body = grace === undefined ? {} : { grace_hours: grace.trim() === '' ? Number.NaN : Number(grace) };
+        return createdKey(await new KeyRotationService(database.orm, keys, audit).rotate(operator(account.id), required(values, 'key'), body));
       }
       default: {
         const usage = new UsageQueryService(database.pool, accounts, catalog, new CreditMonitor(database.pool, catalog.minimalCallMicros));

@@ -29,6 +29,8 @@ interface CachedKey {
   key: AuthenticatedKey;
   stored: StoredStatus;
   expiresAt: string | null;
+  /** When a rotated-away key's grace ends (ms since the epoch), or null. */
+  cancelsAt: number | null;
 }
 
 interface KeyRow {
@@ -36,6 +38,7 @@ interface KeyRow {
   name: string;
   status: StoredStatus;
   expires_at: string | null;
+  cancels_at: Date | null;
   model_scope: string[];
   account_id: string;
   account_name: string;
@@ -238,7 +241,7 @@ export class KeyAuthenticator {
   }
 }
 
-const KEY_SELECT = `select k.id, k.name, k.status, to_char(k.expires_at, 'YYYY-MM-DD') as expires_at, k.model_scope, k.account_id,
+const KEY_SELECT = `select k.id, k.name, k.status, to_char(k.expires_at, 'YYYY-MM-DD') as expires_at, k.cancels_at, k.model_scope, k.account_id,
        a.name as account_name, a.timezone, a.currency, a.credit_limit_micros, a.credit_overflow, a.created_at as account_created_at
        from api_keys k join accounts a on a.id = k.account_id`;
 
@@ -266,6 +269,7 @@ function entryOf(row: KeyRow, authenticator: { watch(key: { keyId: string; accou
     },
     stored: row.status,
     expiresAt: row.expires_at,
+    cancelsAt: row.cancels_at === null ? null : row.cancels_at.getTime(),
   };
 }
 
@@ -276,6 +280,8 @@ function refusalOf(entry: CachedKey, overCreditLimit: boolean): AppError | undef
     expiresAt: entry.expiresAt,
     today: zoneDate(entry.key.account.timezone),
     overCreditLimit,
+    // Refused from the instant the grace ends, cached or not, before any sweep has run.
+    graceEnded: entry.cancelsAt !== null && entry.cancelsAt <= Date.now(),
   });
   switch (status) {
     case 'active':

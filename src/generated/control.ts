@@ -149,6 +149,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/keys/{api_key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A key id (`key_` + ULID). Unknown, malformed and other accounts' ids all answer `404`. */
+                api_key_id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a key
+         * @description Creates the successor of a key in one action: the same name,
+         *     dimension, model scope and expiry under a new secret, returned this
+         *     once (`api_key`), linked by `rotated_from`. The old key gains
+         *     `rotated_to` and, for a planned rotation, `cancels_at`: it keeps
+         *     working for `grace_hours` (default 24) and is then cancelled on every
+         *     gateway process at once. `grace_hours: 0` is the emergency rotation:
+         *     the old key is suspended at once (`suspended_reason: owner`) and stays
+         *     suspended until cancelled. Usage history stays on each key; the audit
+         *     log records `key.rotate` on the old key and `key.create` on the new
+         *     one. `409 key_cancelled` on a cancelled key; `409 key_rotated` on a
+         *     key that already has a successor.
+         */
+        post: operations["rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/keys/{api_key_id}/usage": {
         parameters: {
             query?: never;
@@ -426,11 +459,26 @@ export interface components {
             created_at: string;
             /** @description A recognisable hint of the secret, e.g. `tsxt-abcd…wxyz`. */
             secret_hint: string;
+            /** @description The key this one replaced by rotation; null otherwise. */
+            rotated_from: string | null;
+            /** @description The key that replaced this one by rotation; null otherwise. */
+            rotated_to: string | null;
+            /** @description When a rotated-away key's grace ends; from then on it reads `cancelled` and is refused. Null when no grace runs (never rotated, or an emergency rotation). */
+            cancels_at: string | null;
         };
         /** @description The summary of a new key plus its secret, shown this once. */
         CreatedKey: components["schemas"]["KeySummary"] & {
             /** @description The full secret. Returned only now; it cannot be recovered. */
             api_key: string;
+        };
+        /** @description The summary of the successor (with `rotated_from`) plus its secret, shown this once. */
+        RotatedKey: components["schemas"]["CreatedKey"];
+        RotateKeyRequest: {
+            /**
+             * @description Hours the old key keeps working; 0 suspends it at once (emergency).
+             * @default 24
+             */
+            grace_hours?: number;
         };
         KeyList: {
             total: number;
@@ -1030,6 +1078,46 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A key id (`key_` + ULID). Unknown, malformed and other accounts' ids all answer `404`. */
+                api_key_id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "grace_hours": 24
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The successor, with its secret this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -16,6 +16,9 @@ export function toApiKeyType(key: KeyView): ApiKeyType {
     lastUsedAt: key.lastUsedAt,
     createdAt: key.createdAt.toISOString(),
     secretHint: key.secretHint,
+    rotatedFrom: key.rotatedFrom,
+    rotatedTo: key.rotatedTo,
+    cancelsAt: key.cancelsAt ? key.cancelsAt.toISOString() : null,
   };
 }
 

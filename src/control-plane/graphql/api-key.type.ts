@@ -36,6 +36,18 @@ export class ApiKeyType {
 
   @Field(() => String, { description: 'A display hint such as tsxt-abcd…wxyz.' })
   secretHint!: string;
+
+  @Field(() => String, { nullable: true, description: 'The key this one replaced by rotation; null otherwise.' })
+  rotatedFrom!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The key that replaced this one by rotation; null otherwise.' })
+  rotatedTo!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'ISO 8601: when a rotated-away key’s grace ends and it is cancelled; null when no grace runs.',
+  })
+  cancelsAt!: string | null;
 }
 
 @ObjectType()

@@ -4,6 +4,7 @@ import { buildSchema } from 'type-graphql';
 import { ApiKeyResolver } from './api-key.resolver';
 import { AuditResolver } from './audit.resolver';
 import { GuardrailResolver } from './guardrail.resolver';
+import { KeyRotationResolver } from './key-rotation.resolver';
 import { ModelResolver } from './model.resolver';
 import { SessionResolver } from './session.resolver';
 import { StoredResponsesResolver } from './stored-responses.resolver';
@@ -14,7 +15,7 @@ export const SCHEMA_BANNER = '# Generated from the TypeGraphQL resolvers by scri
 /** The control-plane schema. Resolvers are stateless; services reach them through the request context. */
 export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [SessionResolver, ApiKeyResolver, UsageResolver, ModelResolver, AuditResolver, GuardrailResolver, StoredResponsesResolver],
+    resolvers: [SessionResolver, ApiKeyResolver, KeyRotationResolver, UsageResolver, ModelResolver, AuditResolver, GuardrailResolver, StoredResponsesResolver],
     validate: false,
     emitSchemaFile: false,
   });

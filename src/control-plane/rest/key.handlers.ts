@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Actor } from '../../domain/actor';
 import { KEY_SORTS, KEY_STATUSES, type ApiKeyService } from '../../domain/keys/api-key.service';
 import { DIMENSIONS } from '../../domain/keys/key-input';
+import type { KeyRotationService } from '../../domain/keys/key-rotation.service';
 import type { SessionService } from '../../domain/auth/session.service';
 import type { AuditService } from '../../domain/audit/audit.service';
 import { appError } from '../../errors';
@@ -31,7 +32,7 @@ export function sessionHandlers(sessions: SessionService): Record<string, Operat
   };
 }
 
-export function keyHandlers(keys: ApiKeyService, audit: AuditService): Record<string, OperationHandler> {
+export function keyHandlers(keys: ApiKeyService, rotations: KeyRotationService, audit: AuditService): Record<string, OperationHandler> {
   return {
     listKeys: async ({ request, query }) => {
       const page = await keys.list(actorOf(request), {
@@ -55,6 +56,11 @@ export function keyHandlers(keys: ApiKeyService, audit: AuditService): Record<st
     suspendKey: async ({ request, params }) => keySummary(await keys.suspend(actorOf(request), params.api_key_id!)),
     resumeKey: async ({ request, params }) => keySummary(await keys.resume(actorOf(request), params.api_key_id!)),
     cancelKey: async ({ request, params }) => keySummary(await keys.cancel(actorOf(request), params.api_key_id!)),
+    rotateKey: async ({ request, reply, params, body }) => {
+      const rotated = await rotations.rotate(actorOf(request), params.api_key_id!, body);
+      void reply.code(201);
+      return createdKey(rotated);
+    },
     listAuditEvents: async ({ request, query }) => {
       const page = intParam(query, 'page', 1, 1, 1_000_000);
       const pageSize = intParam(query, 'page_size', 50, 1, 200);

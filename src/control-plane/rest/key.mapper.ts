@@ -14,6 +14,9 @@ export function keySummary(key: KeyView) {
     last_used_at: key.lastUsedAt,
     created_at: key.createdAt.toISOString(),
     secret_hint: key.secretHint,
+    rotated_from: key.rotatedFrom,
+    rotated_to: key.rotatedTo,
+    cancels_at: key.cancelsAt ? key.cancelsAt.toISOString() : null,
   };
 }
 

@@ -47,7 +47,7 @@ export async function installRestControlPlane(server: FastifyInstance, services:
       handlers: gated(
         {
           ...sessionHandlers(services.sessions),
-          ...keyHandlers(services.keys, services.audit),
+          ...keyHandlers(services.keys, services.rotations, services.audit),
           ...usageHandlers(services.usage, services.controlPlane),
           ...guardrailHandlers(services.guardrailPolicies),
           ...storedResponsesHandlers(services.storedResponses),

@@ -27,12 +27,23 @@ export const ApiKeySchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
     cancelledAt: p.datetime().nullable(),
+    /** The key this one replaced by rotation (its predecessor), or null. */
+    rotatedFrom: p.string().length(40).nullable(),
+    /** The key that replaced this one by rotation (its successor), or null. */
+    rotatedTo: p.string().length(40).nullable(),
+    /** When a rotated-away key's grace ends: from then on it is cancelled (refused at once, written by the sweep). */
+    cancelsAt: p.datetime().nullable(),
   },
   uniques: [
     // A name is unique among the account's live keys and reusable after cancel.
-    { name: 'api_keys_live_name_unique', properties: ['account', 'name'], where: "status <> 'cancelled'" },
+    // A key rotated away shares its name with its successor until it is cancelled.
+    { name: 'api_keys_live_name_unique', properties: ['account', 'name'], where: "status <> 'cancelled' and rotated_to is null" },
   ],
-  indexes: [{ properties: ['account', 'createdAt'] }],
+  indexes: [
+    { properties: ['account', 'createdAt'] },
+    // The rotation sweep's scan: only keys whose grace is running.
+    { name: 'api_keys_grace_running', properties: ['cancelsAt'], where: "cancels_at is not null and status <> 'cancelled'" },
+  ],
 });
 
 export type ApiKey = InstanceType<typeof ApiKeySchema.class>;

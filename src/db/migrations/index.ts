@@ -11,6 +11,7 @@ import { Migration20261127125800_credit_leases } from './Migration20261127125800
 import { Migration20261128120000_usage_estimated } from './Migration20261128120000_usage_estimated';
 import { Migration20261129100000_stored_responses } from './Migration20261129100000_stored_responses';
 import { Migration20261129110000_audit_append_only } from './Migration20261129110000_audit_append_only';
+import { Migration20261129120000_key_rotation } from './Migration20261129120000_key_rotation';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122132209', class: Migration20261122132209 },
@@ -21,4 +22,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261128120000_usage_estimated', class: Migration20261128120000_usage_estimated },
   { name: 'Migration20261129100000_stored_responses', class: Migration20261129100000_stored_responses },
   { name: 'Migration20261129110000_audit_append_only', class: Migration20261129110000_audit_append_only },
+  { name: 'Migration20261129120000_key_rotation', class: Migration20261129120000_key_rotation },
 ];

@@ -26,6 +26,11 @@ export interface KeyView {
   lastUsedAt: string | null;
   createdAt: Date;
   secretHint: string;
+  /** The key this one replaced by rotation, and the one that replaced it. */
+  rotatedFrom: string | null;
+  rotatedTo: string | null;
+  /** When a rotated-away key's grace ends (it is cancelled from then on); null otherwise. */
+  cancelsAt: Date | null;
 }
 
 export interface CreatedKey {
@@ -69,12 +74,16 @@ export interface ModelDirectory {
   names(): string[];
 }
 
-/** What reading a key's state needs: the account (zone), today there, and its credit state. */
-interface KeyContext {
+/** What reading a key's state needs: the account (zone), today there, now (rotation graces), and its credit state. */
+export interface KeyContext {
   account: AccountView;
   today: string;
+  now: Date;
   overLimit: boolean;
 }
+
+/** Whether a rotated-away key's grace has ended at `now`. */
+export const graceEnded = (cancelsAt: Date | null, now: Date): boolean => cancelsAt !== null && cancelsAt.getTime() <= now.getTime();
 
 const SORT_FIELD = {
   created_at: 'createdAt',
@@ -95,21 +104,24 @@ export class ApiKeyService {
     private readonly onCommitted: (keyId: string) => void = () => undefined,
   ) {}
 
-  private async context(actor: Actor): Promise<KeyContext> {
+  /** What the actor's keys read against now (the rotation service reads its keys the same way). */
+  async context(actor: Actor): Promise<KeyContext> {
     const account = await this.accounts.get(actor.accountId);
-    return { account, today: zoneDate(account.timezone), overLimit: await this.credit.isOverLimit(account) };
+    return { account, today: zoneDate(account.timezone), now: new Date(), overLimit: await this.credit.isOverLimit(account) };
   }
 
   private validation(today: string): ValidationContext {
     return { today, isKnownModel: (n) => this.models.has(n), knownModels: () => this.models.names() };
   }
 
-  private view(key: ApiKey, ctx: KeyContext): KeyView {
+  /** A key as every transport shows it: derived state, account-zone times, rotation links. */
+  view(key: ApiKey, ctx: KeyContext): KeyView {
     const { status, suspendedReason } = effectiveStatus({
       stored: key.status,
       expiresAt: key.expiresAt ?? null,
       today: ctx.today,
       overCreditLimit: ctx.overLimit,
+      graceEnded: graceEnded(key.cancelsAt ?? null, ctx.now),
     });
     return {
       id: key.id,
@@ -123,6 +135,9 @@ export class ApiKeyService {
       lastUsedAt: key.lastUsedAt ? zoneDateTime(ctx.account.timezone, key.lastUsedAt) : null,
       createdAt: key.createdAt,
       secretHint: key.secretHint,
+      rotatedFrom: key.rotatedFrom ?? null,
+      rotatedTo: key.rotatedTo ?? null,
+      cancelsAt: key.cancelsAt ?? null,
     };
   }
 
@@ -130,12 +145,16 @@ export class ApiKeyService {
     const ctx = await this.context(actor);
     const em = this.orm.em.fork();
     const notExpired = { $or: [{ expiresAt: null }, { expiresAt: { $gte: ctx.today } }] };
+    // A rotated-away key whose grace has ended reads cancelled before the sweep writes it.
+    const graceRunning = { $or: [{ cancelsAt: null }, { cancelsAt: { $gt: ctx.now } }] };
     // Derived states are filtered with the same rule effectiveStatus applies.
     const byStatus: Record<KeyStatus, object | null> = {
-      cancelled: { status: 'cancelled' },
-      expired: { status: 'active', expiresAt: { $lt: ctx.today } },
-      active: ctx.overLimit ? null : { status: 'active', ...notExpired },
-      suspended: ctx.overLimit ? { $or: [{ status: 'suspended' }, { status: 'active', ...notExpired }] } : { status: 'suspended' },
+      cancelled: { $or: [{ status: 'cancelled' }, { cancelsAt: { $lte: ctx.now } }] },
+      expired: { status: 'active', expiresAt: { $lt: ctx.today }, ...graceRunning },
+      active: ctx.overLimit ? null : { $and: [{ status: 'active', ...notExpired }, graceRunning] },
+      suspended: ctx.overLimit
+        ? { $and: [{ $or: [{ status: 'suspended' }, { status: 'active', ...notExpired }] }, graceRunning] }
+        : { status: 'suspended', ...graceRunning },
     };
     const statusWhere = query.status ? byStatus[query.status] : {};
     if (statusWhere === null) return { total: 0, page: query.page, pageSize: query.pageSize, items: [] };

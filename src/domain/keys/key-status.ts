@@ -19,15 +19,20 @@ export interface StatusInputs {
   today: string;
   /** The account is at its credit limit: what the limit leaves cannot pay for a minimal useful call (DESIGN §9). */
   overCreditLimit: boolean;
+  /**
+   * The key was rotated away and its grace has ended (`cancels_at` passed):
+   * it reads cancelled at once, before the sweep writes it.
+   */
+  graceEnded?: boolean;
 }
 
 /**
- * Precedence: cancelled > owner-suspended > expired > credit-limit > active.
+ * Precedence: cancelled (stored, or a rotation grace ended) > owner-suspended > expired > credit-limit > active.
  * An owner suspension is an explicit act and survives expiry; a credit
  * suspension only applies to keys that would otherwise work.
  */
 export function effectiveStatus(input: StatusInputs): EffectiveStatus {
-  if (input.stored === 'cancelled') return { status: 'cancelled', suspendedReason: null };
+  if (input.stored === 'cancelled' || input.graceEnded === true) return { status: 'cancelled', suspendedReason: null };
   if (input.stored === 'suspended') return { status: 'suspended', suspendedReason: 'owner' };
   if (input.expiresAt !== null && input.today > input.expiresAt) return { status: 'expired', suspendedReason: null };
   if (input.overCreditLimit) return { status: 'suspended', suspendedReason: 'credit_limit' };

@@ -25,6 +25,11 @@ export type CreateApiKeyInput = {
   name: string;
 };
 
+export type RotateApiKeyInput = {
+  /** Hours the old key keeps working, 0–720 (default 24); 0 is the emergency rotation: the old key is suspended at once. */
+  graceHours?: number | null | undefined;
+};
+
 export type UpdateApiKeyInput = {
   dimension?: string | null | undefined;
   expiresAt?: string | null | undefined;
@@ -32,7 +37,7 @@ export type UpdateApiKeyInput = {
   name?: string | null | undefined;
 };
 
-export type KeyRowFragment = { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string };
+export type KeyRowFragment = { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null };
 
 export type KeysPageQueryVariables = Exact<{
   filter?: ApiKeyFilterInput | null | undefined;
@@ -45,14 +50,14 @@ export type KeysPageQueryVariables = Exact<{
 }>;
 
 
-export type KeysPageQuery = { apiKeys: { total: number, page: number, pageSize: number, items: Array<{ id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string }> }, creditStatus: { creditLimit: string | null, currency: string, month: string, monthUsed: string, reserved: string, remaining: string | null, suspended: boolean }, settlement?: { month: string, keys: Array<{ apiKeyId: string, totalAmount: string }> } };
+export type KeysPageQuery = { apiKeys: { total: number, page: number, pageSize: number, items: Array<{ id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null }> }, creditStatus: { creditLimit: string | null, currency: string, month: string, monthUsed: string, reserved: string, remaining: string | null, suspended: boolean }, settlement?: { month: string, keys: Array<{ apiKeyId: string, totalAmount: string }> } };
 
 export type CreateApiKeyMutationVariables = Exact<{
   input: CreateApiKeyInput;
 }>;
 
 
-export type CreateApiKeyMutation = { createApiKey: { secret: string, apiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string } } };
+export type CreateApiKeyMutation = { createApiKey: { secret: string, apiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null } } };
 
 export type UpdateApiKeyMutationVariables = Exact<{
   id: string | number;
@@ -60,28 +65,36 @@ export type UpdateApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type UpdateApiKeyMutation = { updateApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string } };
+export type UpdateApiKeyMutation = { updateApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null } };
 
 export type SuspendApiKeyMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type SuspendApiKeyMutation = { suspendApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string } };
+export type SuspendApiKeyMutation = { suspendApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null } };
 
 export type ResumeApiKeyMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeApiKeyMutation = { resumeApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string } };
+export type ResumeApiKeyMutation = { resumeApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null } };
 
 export type CancelApiKeyMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type CancelApiKeyMutation = { cancelApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string } };
+export type CancelApiKeyMutation = { cancelApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null } };
+
+export type RotateApiKeyMutationVariables = Exact<{
+  id: string | number;
+  input?: RotateApiKeyInput | null | undefined;
+}>;
+
+
+export type RotateApiKeyMutation = { rotateApiKey: { secret: string, apiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null }, previous: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null } } };
 
 export type LoginMutationVariables = Exact<{
   email: string;
@@ -141,6 +154,9 @@ export const KeyRowFragmentDoc = new TypedDocumentString(`
   lastUsedAt
   createdAt
   secretHint
+  rotatedFrom
+  rotatedTo
+  cancelsAt
 }
     `, {"fragmentName":"KeyRow"}) as unknown as TypedDocumentString<KeyRowFragment, unknown>;
 export const KeysPageDocument = new TypedDocumentString(`
@@ -188,6 +204,9 @@ export const KeysPageDocument = new TypedDocumentString(`
   lastUsedAt
   createdAt
   secretHint
+  rotatedFrom
+  rotatedTo
+  cancelsAt
 }`) as unknown as TypedDocumentString<KeysPageQuery, KeysPageQueryVariables>;
 export const CreateApiKeyDocument = new TypedDocumentString(`
     mutation CreateApiKey($input: CreateApiKeyInput!) {
@@ -210,6 +229,9 @@ export const CreateApiKeyDocument = new TypedDocumentString(`
   lastUsedAt
   createdAt
   secretHint
+  rotatedFrom
+  rotatedTo
+  cancelsAt
 }`) as unknown as TypedDocumentString<CreateApiKeyMutation, CreateApiKeyMutationVariables>;
 export const UpdateApiKeyDocument = new TypedDocumentString(`
     mutation UpdateApiKey($id: ID!, $input: UpdateApiKeyInput!) {
@@ -229,6 +251,9 @@ export const UpdateApiKeyDocument = new TypedDocumentString(`
   lastUsedAt
   createdAt
   secretHint
+  rotatedFrom
+  rotatedTo
+  cancelsAt
 }`) as unknown as TypedDocumentString<UpdateApiKeyMutation, UpdateApiKeyMutationVariables>;
 export const SuspendApiKeyDocument = new TypedDocumentString(`
     mutation SuspendApiKey($id: ID!) {
@@ -248,6 +273,9 @@ export const SuspendApiKeyDocument = new TypedDocumentString(`
   lastUsedAt
   createdAt
   secretHint
+  rotatedFrom
+  rotatedTo
+  cancelsAt
 }`) as unknown as TypedDocumentString<SuspendApiKeyMutation, SuspendApiKeyMutationVariables>;
 export const ResumeApiKeyDocument = new TypedDocumentString(`
     mutation ResumeApiKey($id: ID!) {
@@ -267,6 +295,9 @@ export const ResumeApiKeyDocument = new TypedDocumentString(`
   lastUsedAt
   createdAt
   secretHint
+  rotatedFrom
+  rotatedTo
+  cancelsAt
 }`) as unknown as TypedDocumentString<ResumeApiKeyMutation, ResumeApiKeyMutationVariables>;
 export const CancelApiKeyDocument = new TypedDocumentString(`
     mutation CancelApiKey($id: ID!) {
@@ -286,7 +317,38 @@ export const CancelApiKeyDocument = new TypedDocumentString(`
   lastUsedAt
   createdAt
   secretHint
+  rotatedFrom
+  rotatedTo
+  cancelsAt
 }`) as unknown as TypedDocumentString<CancelApiKeyMutation, CancelApiKeyMutationVariables>;
+export const RotateApiKeyDocument = new TypedDocumentString(`
+    mutation RotateApiKey($id: ID!, $input: RotateApiKeyInput) {
+  rotateApiKey(id: $id, input: $input) {
+    secret
+    apiKey {
+      ...KeyRow
+    }
+    previous {
+      ...KeyRow
+    }
+  }
+}
+    fragment KeyRow on ApiKeyType {
+  id
+  name
+  dimension
+  status
+  suspendedReason
+  usedTokens
+  modelScope
+  expiresAt
+  lastUsedAt
+  createdAt
+  secretHint
+  rotatedFrom
+  rotatedTo
+  cancelsAt
+}`) as unknown as TypedDocumentString<RotateApiKeyMutation, RotateApiKeyMutationVariables>;
 export const LoginDocument = new TypedDocumentString(`
     mutation Login($email: String!, $password: String!) {
   login(email: $email, password: $password) {

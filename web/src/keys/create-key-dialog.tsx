@@ -1,7 +1,7 @@
 // 创建密钥: the form, then the new secret exactly once. The secret lives only
 // in this component's state; closing the dialog unmounts it, so it leaves the
 // DOM and nothing else holds a reference.
-import { useRef, useState } from 'react';
+import { useRef, useState, type ReactNode } from 'react';
 import { Dialog } from '../components/dialog';
 import { CreateApiKeyDocument } from '../gql/graphql';
 import type { GraphqlRequest } from '../lib/graphql-client';
@@ -71,7 +71,8 @@ export function CreateKeyDialog({ request, models, onCreated, onClose }: CreateK
   );
 }
 
-function SecretView({ secret, onClose }: { secret: string; onClose(): void }) {
+/** The new secret, once, with a copy button; `title` and `children` let rotation add what happened to the old key. */
+export function SecretView({ secret, onClose, title, children }: { secret: string; onClose(): void; title?: string; children?: ReactNode }) {
   const { t } = useI18n();
   const [copy, setCopy] = useState<CopyState>('idle');
   const textRef = useRef<HTMLElement>(null);
@@ -105,7 +106,7 @@ function SecretView({ secret, onClose }: { secret: string; onClose(): void }) {
 
   return (
     <Dialog
-      title={t('create.secretTitle')}
+      title={title ?? t('create.secretTitle')}
       onClose={close}
       footer={
         <button type="button" className="button button-primary" onClick={close}>
@@ -116,6 +117,7 @@ function SecretView({ secret, onClose }: { secret: string; onClose(): void }) {
       <div className="alert alert-warning" role="note">
         {t('create.secretWarning')}
       </div>
+      {children}
       <div className="field">
         <span className="field-label" id="new-secret-label">
           {t('create.secretLabel')}

@@ -1,9 +1,9 @@
 // Which row actions apply to a key in a given state (DESIGN §5 transitions).
 import type { KeyRowFragment } from '../gql/graphql';
 
-export type RowAction = 'edit' | 'suspend' | 'resume' | 'cancel' | 'usage';
+export type RowAction = 'edit' | 'suspend' | 'resume' | 'rotate' | 'cancel' | 'usage';
 
-export function allowedActions(key: Pick<KeyRowFragment, 'status' | 'suspendedReason'>, canMutate: boolean): ReadonlySet<RowAction> {
+export function allowedActions(key: Pick<KeyRowFragment, 'status' | 'suspendedReason' | 'rotatedTo'>, canMutate: boolean): ReadonlySet<RowAction> {
   const allowed = new Set<RowAction>(['usage']);
   if (!canMutate) return allowed;
   switch (key.status) {
@@ -23,5 +23,7 @@ export function allowedActions(key: Pick<KeyRowFragment, 'status' | 'suspendedRe
     default:
       break;
   }
+  // A live key rotates once; after that its successor is the one to rotate.
+  if (key.status !== 'cancelled' && !key.rotatedTo) allowed.add('rotate');
   return allowed;
 }

@@ -1,6 +1,6 @@
 // The key table: the columns of DESIGN §11 and one row of actions per key.
 import type { KeyRowFragment } from '../gql/graphql';
-import { dimensionKey, limitShare, statusKey } from '../lib/format';
+import { dimensionKey, limitShare, localDateTime, statusKey } from '../lib/format';
 import { useI18n } from '../lib/i18n';
 import { allowedActions, type RowAction } from './key-actions';
 
@@ -22,7 +22,7 @@ interface KeyTableProps {
   onAction(action: RowAction, key: KeyRowFragment): void;
 }
 
-const ACTIONS: readonly RowAction[] = ['edit', 'suspend', 'resume', 'cancel', 'usage'];
+const ACTIONS: readonly RowAction[] = ['edit', 'suspend', 'resume', 'rotate', 'cancel', 'usage'];
 
 export function KeyTable({ keys, canMutate, credit, busyKeyId, loading, onAction }: KeyTableProps) {
   const { t, formatInt } = useI18n();
@@ -66,6 +66,7 @@ export function KeyTable({ keys, canMutate, credit, busyKeyId, loading, onAction
                       {key.name}
                     </div>
                     <div className="mono muted small">{key.secretHint}</div>
+                    <RotationNote apiKey={key} />
                   </td>
                   <td data-col="dimension">{dimension ? t(dimension) : key.dimension}</td>
                   <td data-col="status">
@@ -131,4 +132,24 @@ export function KeyTable({ keys, canMutate, credit, busyKeyId, loading, onAction
       </table>
     </div>
   );
+}
+
+/** Where a key stands in a rotation: the old key says when it stops, the successor what it replaced. */
+function RotationNote({ apiKey }: { apiKey: KeyRowFragment }) {
+  const { t } = useI18n();
+  if (apiKey.rotatedTo && apiKey.status !== 'cancelled') {
+    return (
+      <div className="small rotation-note" data-rotation="old">
+        {apiKey.cancelsAt ? t('rotation.oldUntil', { at: localDateTime(apiKey.cancelsAt) }) : t('rotation.oldSuspended')}
+      </div>
+    );
+  }
+  if (apiKey.rotatedFrom) {
+    return (
+      <div className="small muted rotation-note" data-rotation="new">
+        {t('rotation.successor')}
+      </div>
+    );
+  }
+  return null;
 }

@@ -13,6 +13,7 @@ import { EditKeyDialog } from './edit-key-dialog';
 import { DimensionOptions, type ModelOption } from './key-form';
 import type { RowAction } from './key-actions';
 import { KeyTable, type CreditHint } from './key-table';
+import { RotateKeyDialog } from './rotate-key-dialog';
 import { UsageDialog } from './usage-dialog';
 
 const SORTS = ['created_at:desc', 'created_at:asc', 'last_used_at:desc', 'last_used_at:asc'] as const;
@@ -32,6 +33,7 @@ type OpenDialog =
   | { kind: 'create' }
   | { kind: 'edit'; key: KeyRowFragment }
   | { kind: 'cancel'; key: KeyRowFragment }
+  | { kind: 'rotate'; key: KeyRowFragment }
   | { kind: 'usage'; key: KeyRowFragment }
   | null;
 
@@ -115,7 +117,7 @@ export function KeysPage({ request, models, canMutate, month, hasCreditLimit, on
 
   const onAction = async (action: RowAction, key: KeyRowFragment) => {
     setActionError(null);
-    if (action === 'edit' || action === 'cancel' || action === 'usage') {
+    if (action === 'edit' || action === 'cancel' || action === 'rotate' || action === 'usage') {
       setDialog({ kind: action, key });
       return;
     }
@@ -260,6 +262,7 @@ export function KeysPage({ request, models, canMutate, month, hasCreditLimit, on
           onClose={closeDialog}
         />
       ) : null}
+      {dialog?.kind === 'rotate' ? <RotateKeyDialog request={request} apiKey={dialog.key} onRotated={reload} onClose={closeDialog} /> : null}
       {dialog?.kind === 'usage' ? <UsageDialog request={request} apiKey={dialog.key} onClose={closeDialog} /> : null}
     </section>
   );

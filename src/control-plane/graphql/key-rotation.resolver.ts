@@ -1,0 +1,29 @@
+import { Arg, Ctx, ID, Mutation, Resolver, UseMiddleware } from 'type-graphql';
+import type { Actor } from '../../domain/actor';
+import { toApiKeyType } from './api-key.mapper';
+import { CurrentActor, type GraphqlContext } from './context';
+import { gated } from './gate.middleware';
+import { Cost } from './query-cost';
+import { RotateApiKeyInput } from './rotate-api-key.input';
+import { RotateApiKeyPayload } from './rotate-api-key.payload';
+import { storableArgs } from './storable-args.middleware';
+
+@Resolver()
+@UseMiddleware(storableArgs, gated)
+export class KeyRotationResolver {
+  @Mutation(() => RotateApiKeyPayload, {
+    description: 'Replaces a key by a successor with the same name, dimension, scope and expiry; the payload is the only place its secret appears.',
+  })
+  // A transaction: the account, its credit state, the lock, the old key's update, the successor, two audit events, the notify, commit.
+  @Cost({ dbRoundTrips: 9 })
+  async rotateApiKey(
+    @CurrentActor() actor: Actor,
+    @Ctx() { services }: GraphqlContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => RotateApiKeyInput, { nullable: true }) input: RotateApiKeyInput | null,
+  ): Promise<RotateApiKeyPayload> {
+    const body = input?.graceHours === undefined || input.graceHours === null ? {} : { grace_hours: input.graceHours };
+    const rotated = await services.rotations.rotate(actor, id, body);
+    return { apiKey: toApiKeyType(rotated.key), secret: rotated.secret, previous: toApiKeyType(rotated.previous) };
+  }
+}

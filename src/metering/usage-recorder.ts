@@ -245,8 +245,8 @@ export class UsageRecorder {
     // is its own transaction: the records, the keys' totals, the month's
     // amount and the NOTIFY of an account crossing its credit limit commit
     // together or not at all. The records travel as one JSON array (one
-    // native JSON.stringify; thirty-one PostgreSQL array literals cost about
-    // a tenth of the gateway's allocation per call).
+    // native JSON.stringify; thirty-one PostgreSQL array literals were the
+    // largest single allocator per call).
     const keyIds = [...keys.keys()];
     const slots = [...months.values()];
     const settled = [...leases.values()];

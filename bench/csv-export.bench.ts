@@ -1,4 +1,4 @@
-// Memory of the usage CSV export (DESIGN §9: streamed, no whole-month
+// Memory of the usage CSV export (docs/architecture.md §7: streamed, no whole-month
 // buffering). Seeds BENCH_ROWS (default 1,000,000) usage rows with SQL into a
 // fresh database — a new database on DATABASE_URL, or a throw-away embedded
 // PostgreSQL when unset — and streams GET /api/v1/usage/export through the

@@ -1,4 +1,4 @@
-// What the streamed output guardrails add to a stream (DESIGN §8: text is held
+// What the streamed output guardrails add to a stream (docs/architecture.md §6: text is held
 // back only while it could still be part of a match; added latency is
 // measured). `npm run bench` calls runGuardrailStreamBench() at its end; run
 // alone: node --import ./src/compat/node20.mjs --import tsx bench/guardrail-ttft.bench.ts [--runs 5]

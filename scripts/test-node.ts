@@ -15,7 +15,7 @@ import { PROJECT_ROOT } from '../src/paths';
 const run = promisify(execFile);
 
 /** The suites `npm test` runs (package.json "test"). */
-const DEFAULT_SPECS = ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/security/**/*.test.ts', 'test/e2e/**/*.test.ts'];
+const DEFAULT_SPECS = ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'];
 
 function usage(message: string): never {
   process.stderr.write(`${message}\nusage: npm run test:node -- <node major, e.g. 22 or 24> [mocha args…]\n`);

@@ -51,9 +51,9 @@ export interface Config {
    * Either way the record is committed before the reply: a gateway killed
    * with -9 loses nothing. With `off`, a PostgreSQL or machine crash can lose
    * the records of the last ~0.6 s (3 × wal_writer_delay) of answered calls.
-   * Measured at 1,000 req/s on the bench machine, `off` shortened the wait
-   * for the group commit by about 0.2 ms (1.56 → 1.34 ms): too little to give
-   * up the crash guarantee by default.
+   * What `off` saves on the wait for the group commit is too little to give
+   * up the crash guarantee by default (the bench's figure is in the README,
+   * Benchmarks).
    */
   usageSyncCommit: boolean;
   /**

@@ -53,7 +53,7 @@ function withProperties(error: Error, censored: Record<string, unknown>): Error 
  * Censors credentials in a log object without touching the caller's object.
  * Runs on every log line, so the common case (nothing to censor) only reads
  * keys and allocates nothing; pino's path redaction cloned every logged
- * object instead, about a tenth of all the gateway's allocation per request.
+ * object instead, a large share of all the gateway's allocation per request.
  */
 export function censorSecrets(object: Record<string, unknown>): Record<string, unknown> {
   let copy: Record<string, unknown> | undefined;
@@ -86,8 +86,8 @@ const LOG_FLUSH_MS = 200;
 /**
  * The process's logger: to `destination`, or to stdout in batches. One write
  * per line handed every request's access-log line to a libuv thread (a
- * wake-up and a context switch each); gathered, one write carries ~20 lines
- * at 1,000 req/s, and a quiet gateway's lines leave within LOG_FLUSH_MS.
+ * wake-up and a context switch each); gathered, one write carries many lines
+ * under load, and a quiet gateway's lines leave within LOG_FLUSH_MS.
  * Pino writes what is buffered on exit; `kill -9` loses at most the last
  * LOG_FLUSH_MS of log lines (never a usage record: those are committed
  * before the reply).

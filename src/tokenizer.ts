@@ -1,13 +1,13 @@
 // The o200k tokenizer (gpt-tokenizer), loaded on first use: its vocabulary
-// costs about 60 MB of memory, and a gateway in front of real upstreams needs
+// is large in memory, and a gateway in front of real upstreams needs
 // it only for `count_tokens`, the mock provider and the local counts of
 // billing (a call cut before its upstream's usage came, an upstream that
 // reports none). Complexity assessment estimates instead
 // (src/routing/complexity.ts).
 //
-// Loading it takes about half a second of CPU. The counts a caller can set
+// Loading it takes a noticeable stretch of CPU. The counts a caller can set
 // off (countTokensYielding: billing and count_tokens) therefore run on a
-// worker thread made on first use, so that half second, and every count
+// worker thread made on first use, so that load, and every count
 // after it, happen beside the event loop rather than on it: no key holder can
 // stall other tenants' calls by cutting a call. The mock provider counts
 // synchronously on the main thread (it is a test upstream).

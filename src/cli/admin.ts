@@ -1,4 +1,4 @@
-// Operator CLI (DESIGN §4): `npm run admin -- <command>`, JSON on stdout.
+// Operator CLI (docs/architecture.md §16.5): `npm run admin -- <command>`, JSON on stdout.
 // Uses the same DATABASE_URL as the server (embedded PostgreSQL when unset);
 // changes reach running gateways at once through NOTIFY.
 import { parseArgs } from 'node:util';

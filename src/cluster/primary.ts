@@ -1,4 +1,4 @@
-// GATEWAY_WORKERS > 1 (DESIGN §12): this process serves nothing itself. It
+// GATEWAY_WORKERS > 1 (docs/architecture.md §15): this process serves nothing itself. It
 // starts the embedded PostgreSQL when DATABASE_URL is unset, migrates and
 // bootstraps once, then forks the workers (src/main.ts again, through Node's
 // cluster module), which share the listening port and open the database by

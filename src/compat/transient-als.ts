@@ -1,8 +1,8 @@
 // MikroORM wraps every flush in `AsyncLocalStorage.run()` (a guard against
 // flushing inside a flush). On Node 20 the first `run()` of any storage
 // installs promise hooks for the whole process, for good, and from then on
-// every promise of every data-plane call pays for them (about 4% of the
-// gateway's CPU in `npm run bench`), although only control-plane writes ever
+// every promise of every data-plane call pays for them (a visible share of
+// the gateway's CPU in `npm run bench`), although only control-plane writes ever
 // flush. This storage, which MikroORM picks up through the
 // `globalThis.AsyncLocalStorage` it looks for first (src/entry.ts sets it),
 // disables itself whenever no `run()` is in progress, which uninstalls the

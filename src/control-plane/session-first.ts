@@ -2,7 +2,8 @@
 // Authorization header in their onRequest hook, before a byte of the body is
 // read: the body's allowance depends on it (body-allowance.ts), so a caller
 // without a session cannot make the gateway buffer or parse megabytes
-// (issue 28: a 5 MB anonymous GraphQL query held the event loop for 6.9 s).
+// (issue 28: one large anonymous GraphQL query held the event loop for
+// seconds).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../domain/actor';

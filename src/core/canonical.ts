@@ -157,7 +157,7 @@ export interface CanonicalRequest {
   source?: SourceRequest;
   /**
    * Credit was reserved for at most `maxTokens` of output: the upstream gets
-   * that bound even where the caller's form let it set none (DESIGN §9).
+   * that bound even where the caller's form let it set none (docs/architecture.md §9).
    */
   boundOutput?: boolean;
 }
@@ -176,7 +176,7 @@ export interface UpstreamUsage {
   /**
    * The part of `inputCacheMiss` that wrote the prompt cache, by TTL
    * (Anthropic `cache_creation`; an unsplit count is 5-minute, the default
-   * TTL): billed at the deployment's write factors (DESIGN §9).
+   * TTL): billed at the deployment's write factors (docs/architecture.md §7).
    */
   cacheWrite5m?: number;
   cacheWrite1h?: number;

@@ -1,4 +1,4 @@
-// The model catalog (DESIGN §7): a contract operators write and outside tests
+// The model catalog (docs/architecture.md §16.6): a contract operators write and outside tests
 // rely on. `routing/catalog.ts` parses the JSON file into these types.
 import type { InputAllowances } from './input-allowances';
 
@@ -38,7 +38,7 @@ export interface MockBehaviour {
   resetAfterChunks: number | null;
 }
 
-/** Circuit breaker settings (DESIGN §7: a deployment that keeps failing is cooled down). */
+/** Circuit breaker settings (docs/architecture.md §5: a deployment that keeps failing is cooled down). */
 export interface BreakerOptions {
   /** Consecutive failures before first byte that open the circuit. */
   threshold: number;
@@ -147,7 +147,7 @@ export interface Catalog {
   /** Problems that do not stop start-up (e.g. an unset `api_key_env`), for the boot log. */
   warnings?: string[];
   /**
-   * Micro-units of the minimal useful call (DESIGN §9): a minimal prompt and
+   * Micro-units of the minimal useful call (docs/architecture.md §9): a minimal prompt and
    * 1,024 output tokens at the costliest price class and unify factors any
    * call can reach in this catalog. An account whose limit less its settled
    * month-to-date is below this is at its limit.

@@ -96,7 +96,7 @@ export function assertTokenCount(tokens: number, what = 'token count'): void {
 }
 
 /**
- * ⌈tokens × factor⌉, exact. DESIGN §9 rounds unified tokens up once per call
+ * ⌈tokens × factor⌉, exact. docs/architecture.md §7 rounds unified tokens up once per call
  * and token kind, so a fractional factor never makes a call free.
  */
 export function mulCeil(tokens: number, factor: Decimal): number {

@@ -1,5 +1,5 @@
 // What an upstream can add to a call's input beyond the request body
-// (DESIGN §9): an allow-list of known kinds, each with an allowance in
+// (docs/architecture.md §9): an allow-list of known kinds, each with an allowance in
 // tokens that the worst case reserves for every one a request names. Anything
 // that can add input and is not on this list (an unknown tool type, an
 // unknown content part that refers to a file, a URL or a stored id) takes the

@@ -1,5 +1,5 @@
 // One answered call: the post-guardrail event stream of its upstream's reply,
-// and the usage record it ends with (DESIGN §9). Made by the pipeline once a
+// and the usage record it ends with (docs/architecture.md §7). Made by the pipeline once a
 // deployment answered; served by the form's encoder.
 import { priceCall, responseUsage, unifyUsage, type MeteredTokens, type ResponseUsage } from '../metering/tiers';
 import type { Reservation } from '../metering/credit-ledger';
@@ -238,7 +238,7 @@ export class Call {
   }
 
   /**
-   * Where the upstream's own figures never came, local counts (DESIGN §9),
+   * Where the upstream's own figures never came, local counts (docs/architecture.md §10),
    * and the record says `estimated`. The upstream's figures win wherever
    * they arrived.
    */

@@ -75,7 +75,7 @@ const MAX_LOOKUPS = 4;
 const MAX_WAITING_LOOKUPS = 1024;
 
 /**
- * Data-plane key authentication (DESIGN §6). Keys are looked up by the
+ * Data-plane key authentication (docs/architecture.md §11). Keys are looked up by the
  * SHA-256 of the secret and cached per process; the control plane NOTIFYs
  * after every committed change and this cache drops the entry, so suspend,
  * resume, cancel, scope and expiry changes apply to the very next request on

@@ -25,7 +25,7 @@ export interface PipelineDeps {
   recorder: UsageRecorder;
   breaker: CircuitBreaker;
   logger: Logger;
-  /** Admission against the accounts' credit limits (DESIGN §9). */
+  /** Admission against the accounts' credit limits (docs/architecture.md §9). */
   credit: CreditLedger;
 }
 
@@ -55,7 +55,7 @@ export class Pipeline {
 
   /**
    * The neutral model a requested name stands for (its own name or an alias,
-   * DESIGN §7): known (404) and, by its neutral name, in the key's scope (403).
+   * docs/architecture.md §5): known (404) and, by its neutral name, in the key's scope (403).
    */
   resolveModel(ctx: CallContext, model: string) {
     const entry = this.deps.catalog.resolveModel(model);

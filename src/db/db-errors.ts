@@ -1,5 +1,5 @@
 // Tells "PostgreSQL cannot be reached right now" apart from "this statement is
-// wrong": the first is a 503 the caller may retry (DESIGN §9: a call whose
+// wrong": the first is a 503 the caller may retry (docs/architecture.md §8: a call whose
 // usage cannot be committed is not answered), the second a bug (500).
 
 /** Socket errors of a lost or unreachable server. */

@@ -3,7 +3,7 @@
 // MikroORM's `em.transactional()` carries the transaction through an
 // AsyncLocalStorage. On Node 20 the first `AsyncLocalStorage.run()` installs
 // promise hooks for the whole process, for good: every promise of every data-
-// plane call then pays for them (about 5% of the gateway's CPU in
+// plane call then pays for them (a visible share of the gateway's CPU in
 // `npm run bench`). Our services hand the EntityManager down explicitly, so
 // `begin`/`commit` on the fork gives the same transaction without it.
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';

@@ -543,7 +543,7 @@ export interface components {
             api_key_id: string;
             /** @description The neutral catalog model of the call (the one an alias stands for). */
             model: string;
-            /** @description The model name the caller sent, the neutral name or one of its aliases (DESIGN §7). */
+            /** @description The model name the caller sent, the neutral name or one of its aliases (docs/architecture.md §5). */
             requested_model: string;
             /** @description The upstream model actually used; null when no upstream was called (e.g. blocked). */
             routed_model: string | null;

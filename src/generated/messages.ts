@@ -591,7 +591,7 @@ export interface components {
          */
         PriceTier: "no_thinking" | "thinking";
         /**
-         * @description Unified tokens (DESIGN §9). `input_tokens` counts all input, cached
+         * @description Unified tokens (docs/architecture.md §7). `input_tokens` counts all input, cached
          *     included; `cached_input_tokens` is its cache-hit part. There is no
          *     `cache_read_input_tokens` or `cache_creation_input_tokens`: Anthropic
          *     clients add those on top of `input_tokens`, which would count cached

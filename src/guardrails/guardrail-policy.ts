@@ -7,7 +7,7 @@ export type { GuardrailPolicy } from '../core/catalog.types';
 /** A policy that does something; `off` detectors are not run at all. */
 export type ActivePolicy = Exclude<GuardrailPolicy, 'off'>;
 
-/** DESIGN §8 defaults. */
+/** docs/architecture.md §6 defaults. */
 export const DEFAULT_POLICY_BY_CATEGORY: Readonly<Record<DetectorCategory, GuardrailPolicy>> = {
   pii: 'redact',
   secret: 'redact',

@@ -122,7 +122,8 @@ function computeReading(cp: number): string | null {
 }
 
 // Readings are computed once per code point seen (NFKC and a property test
-// cost ~0.2 µs); the astral cache is capped, past which they are recomputed.
+// are too slow to repeat for every character of every text); the astral
+// cache is capped, past which they are recomputed.
 const BMP_READINGS: Array<string | null | undefined> = new Array<string | null | undefined>(0x10000).fill(undefined);
 const ASTRAL_READINGS = new Map<number, string | null>();
 const ASTRAL_CACHE_LIMIT = 4096;

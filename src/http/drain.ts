@@ -1,4 +1,4 @@
-// Graceful drain (DESIGN §3). Fastify's close stops the listener and answers
+// Graceful drain (docs/architecture.md §15). Fastify's close stops the listener and answers
 // requests that arrive on open keep-alive connections with 503, but it cannot
 // bound how long in-flight work takes, and a hijacked SSE reply is invisible
 // to it. This counts every request on the raw server until its response

@@ -123,8 +123,8 @@ export function mediaType(contentType: string | undefined): string {
  * The operation's request check with openapi-backend's own compiled ajv
  * validators, fed from what Fastify has already parsed: the route is matched,
  * headers are lower-case, the query is split and the JSON body parsed, so
- * `api.validateRequest` (which re-matches the path and re-parses it all, about
- * 8% of the gateway's CPU per call) would only repeat that work. Same
+ * `api.validateRequest` (which re-matches the path and re-parses it all, a
+ * visible share of the gateway's CPU per call) would only repeat that work. Same
  * parameter object, same schemas, same coercion (query and path values are
  * coerced in place). Returns the first error, if any.
  */

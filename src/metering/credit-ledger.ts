@@ -1,4 +1,4 @@
-// The credit ledger's process side (DESIGN §9). Admission reserves a call's
+// The credit ledger's process side (docs/architecture.md §9). Admission reserves a call's
 // worst case against a lease this process holds on the account's headroom;
 // only when the lease does not cover it does admission go to PostgreSQL
 // (gateway_credit_grow, one round trip, ordered per account by the account

@@ -9,7 +9,7 @@ interface Entry {
 }
 
 /**
- * Where an account stands against its limit (DESIGN §9, spec §3):
+ * Where an account stands against its limit (docs/architecture.md §9, spec §3):
  * `open`; `at_limit`, once what the limit leaves (limit − settled
  * month-to-date) cannot pay for a minimal useful call, when every key reads
  * suspended and every call gets 429; `over_limit`, once settled usage has

@@ -1,5 +1,5 @@
 // From raw upstream tokens to the six billed tiers and the amount of one call
-// (DESIGN §9). Pure: the usage recorder stores what these return, and every
+// (docs/architecture.md §7). Pure: the usage recorder stores what these return, and every
 // aggregate is a sum of stored results, so reports agree item by item.
 import type { UpstreamUsage } from '../core/canonical';
 import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '../core/catalog.types';
@@ -46,7 +46,7 @@ export function priceClassOf(thinking: boolean): PriceClass {
  * once per call: rounding the sum instead would let the split between hit
  * and miss change the bill. Prompt-cache writes are a kind of their own per
  * TTL, converted at what the provider charges for them (the deployment's
- * write factors), and land in the input cache-miss tier (DESIGN §9): the six
+ * write factors), and land in the input cache-miss tier (docs/architecture.md §7): the six
  * tiers stay.
  */
 export function unifyUsage(usage: UpstreamUsage, unify: UnifyFactors, thinking: boolean): MeteredTokens {

@@ -109,7 +109,7 @@ const USAGE_RECORD_TYPE = USAGE_RECORD_COLUMNS.map(([name, type]) => `${name} ${
 type UsageRow = Record<(typeof USAGE_RECORD_COLUMNS)[number][0], unknown>;
 
 /**
- * Group commit (DESIGN §9): every call's record is committed before its reply
+ * Group commit (docs/architecture.md §8): every call's record is committed before its reply
  * completes, and calls arriving while a transaction is open share the next
  * one. One transaction writes the records, adds to each key's used_tokens
  * and last_used_at, and adds to the account's month-to-date amount; when that
@@ -245,8 +245,8 @@ export class UsageRecorder {
     // is its own transaction: the records, the keys' totals, the month's
     // amount and the NOTIFY of an account crossing its credit limit commit
     // together or not at all. The records travel as one JSON array (one
-    // native JSON.stringify; thirty-one PostgreSQL array literals cost about
-    // a tenth of the gateway's allocation per call).
+    // native JSON.stringify; thirty-one PostgreSQL array literals were the
+    // largest single allocator per call).
     const keyIds = [...keys.keys()];
     const slots = [...months.values()];
     const settled = [...leases.values()];
@@ -327,7 +327,7 @@ function addToMonth(amounts: MonthAmounts, accountId: string, month: string, mic
 }
 
 /**
- * DESIGN §9: a call whose usage record cannot be committed is not answered.
+ * docs/architecture.md §8: a call whose usage record cannot be committed is not answered.
  * The caller sees a 503 (`overloaded_error` / `server_error`) it may retry.
  */
 function meteringUnavailable(cause: unknown): AppError {

@@ -1,4 +1,4 @@
-// The most a call can cost before it is made (DESIGN §9): what admission
+// The most a call can cost before it is made (docs/architecture.md §9): what admission
 // reserves against the account's remaining credit. It must never be less
 // than what metering will bill, or the credit limit would not hold.
 //
@@ -56,7 +56,7 @@ export const REDACTION_GROWTH_BYTES = 32;
 /** The fewest output tokens a lowered max_tokens keeps (below, the call is refused instead). */
 export const MIN_USEFUL_OUTPUT_TOKENS = 1_024;
 /**
- * The prompt of the minimal useful call (DESIGN §9): a one-line question,
+ * The prompt of the minimal useful call (docs/architecture.md §9): a one-line question,
  * whose body is at most 192 bytes, and the 64-token base overhead.
  */
 export const MINIMAL_PROMPT_TOKENS = 256;
@@ -235,7 +235,7 @@ export function worstCase(input: WorstCaseInput): WorstCase {
 }
 
 /**
- * Micro-units of the minimal useful call (DESIGN §9): MINIMAL_PROMPT_TOKENS
+ * Micro-units of the minimal useful call (docs/architecture.md §9): MINIMAL_PROMPT_TOKENS
  * of input and MIN_USEFUL_OUTPUT_TOKENS of output (as the deployment is sent
  * them: a forced thinking budget adds its own), at the costliest deployment,
  * price class and unify factors any call can reach in the catalog. Every

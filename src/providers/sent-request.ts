@@ -159,7 +159,7 @@ function collect(value: unknown, texts: string[], media: { tokens: number }): vo
 
 /**
  * A medium's fixed count, or its inline bytes when they are fewer: the
- * credit reservation bounds an inline medium by its bytes (DESIGN §9), so a
+ * credit reservation bounds an inline medium by its bytes (docs/architecture.md §9), so a
  * few tiny images never bill more than was reserved. One fetched by URL or
  * file id has no bytes here and counts the fixed amount.
  */

@@ -1,5 +1,5 @@
 // What every adapter does with a call that arrives in another protocol's form
-// (DESIGN §6): translate what has a counterpart, list what it drops, and
+// (docs/architecture.md §4): translate what has a counterpart, list what it drops, and
 // refuse, naming the field and the deployment's protocol, what it cannot
 // drop without changing what the caller relies on.
 import { appError } from '../errors';

@@ -10,8 +10,9 @@
 // before the first byte is billed for it.
 // node:http with a keep-alive Agent per protocol, owned by an UpstreamPool
 // (one per process, made by the provider registry). Global fetch (undici)
-// cost about a quarter of the gateway's CPU per call under load: web streams
-// for every body, and a request body written in pieces (one syscall each).
+// was the largest cost in the gateway's CPU profile under load (README,
+// Benchmarks): web streams for every body, and a request body written in
+// pieces (one syscall each).
 // Here the headers and the JSON body leave in one write, and replies are
 // read as plain Buffers.
 import http from 'node:http';

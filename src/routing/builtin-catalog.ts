@@ -3,7 +3,7 @@
 // so the offline demo cannot drift from what a real catalog accepts.
 import type { Env } from './catalog-reader';
 
-/** The unit prices of DESIGN §7's example, in CNY per million unified tokens. */
+/** The unit prices of `catalog.example.json` (docs/architecture.md §16.6), in CNY per million unified tokens. */
 export const BUILTIN_PRICES = {
   'no_thinking.input_cache_hit': '0.5',
   'no_thinking.input_cache_miss': '2',

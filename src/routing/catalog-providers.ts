@@ -1,4 +1,4 @@
-// The `providers` section of the model catalog (DESIGN §7): each upstream's
+// The `providers` section of the model catalog (docs/architecture.md §16.6): each upstream's
 // type, address, key variable, clocks, breaker and mock behaviour, checked
 // with the same readers as the rest of the file (catalog.ts runs the whole).
 import { ALLOWANCE_KINDS, MAX_INPUT_ALLOWANCE, type InputAllowances } from '../core/input-allowances';

@@ -1,4 +1,4 @@
-// Loads and validates the model catalog (DESIGN §7). Operators write this
+// Loads and validates the model catalog (docs/architecture.md §16.6). Operators write this
 // file by hand and a typo can misroute or misbill traffic, so every field is
 // checked, unknown keys are refused, and all problems are reported at once,
 // each naming its path, before the gateway starts. The `providers` section is

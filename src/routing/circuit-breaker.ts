@@ -3,7 +3,7 @@
 // let through (half-open): success closes the circuit, failure reopens it.
 // An upstream 429 is not a failure but a window: the deployment answered, and
 // asked not to be called again for a while, so no call goes to it until that
-// window has passed (DESIGN §14). The state lives in the process (README,
+// window has passed (docs/architecture.md §5). The state lives in the process (README,
 // Operations).
 import type { BreakerOptions } from '../core/catalog.types';
 

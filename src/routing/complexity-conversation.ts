@@ -1,4 +1,4 @@
-// How the complexity assessment reads a conversation (DESIGN §7, the agent
+// How the complexity assessment reads a conversation (docs/architecture.md §5, the agent
 // rule). The latest user words are the task; the user words before them are
 // the previous ask, which a short follow-up ("yes, go ahead", "继续") may
 // carry on (complexity.ts); every other turn counts only by its length.

@@ -1,11 +1,11 @@
-// What the complexity assessor reads from a request (DESIGN §7): a few dozen
+// What the complexity assessor reads from a request (docs/architecture.md §5): a few dozen
 // named features (lengths, turns, the cue groups of complexity-cues.ts) and
 // hashed character n-grams of the ask. The weights that turn them into a tier
 // are learned (routing-model.ts, scripts/train-routing.ts); this file only
 // measures, in one pass over bounded windows of text, so it costs the same
 // for a 200 kB agent turn as for "hi".
 //
-// Agent turns (DESIGN §7): the tier follows the latest ask and the
+// Agent turns (docs/architecture.md §5): the tier follows the latest ask and the
 // conversation's difficulty, not the harness around it. The constants a
 // harness sends with every turn are not measured at all: `max_tokens`, the
 // tool definitions, the system prompt, the thinking setting. What it wraps

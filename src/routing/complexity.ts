@@ -1,4 +1,4 @@
-// Complexity assessment (DESIGN §7): picks the tier that should serve a
+// Complexity assessment (docs/architecture.md §5): picks the tier that should serve a
 // request before any upstream call. It measures the request
 // (complexity-features.ts: lengths, turns, cue words in Chinese and English,
 // hashed n-grams of the ask) and weighs the measures with a model learned

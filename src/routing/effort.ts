@@ -1,6 +1,6 @@
 // The caller's effort (Anthropic `output_config.effort`, or OpenAI's
 // `reasoning_effort` where it does not already ask for thinking) bounds the
-// assessed tier, DESIGN §7 style:
+// assessed tier, the way `thinking` does (docs/architecture.md §5):
 //   minimal, low  → at most standard: the caller wants a quick, cheap answer;
 //   medium, high  → as assessed (high is the Messages API's default);
 //   xhigh, max    → at least heavy: the caller wants the most capable model.

@@ -7,10 +7,10 @@ const ESTIMATE_CAP_CHARS = 4000;
 
 /**
  * Prompt tokens estimated from character classes instead of a tokenizer: the
- * o200k vocabulary costs about 60 MB of memory and 40–70 µs a call, and the
- * length score is logarithmic, so ±30% moves it by a few hundredths. Against
- * o200k on the routing evaluation set the estimate is within 0.8–1.3× for
- * 90% of prompts (median 1.0): a Latin word is about one token per 7 letters,
+ * o200k vocabulary costs memory and time on every request, and the length
+ * score is logarithmic, so an estimate off by a third moves it by a few
+ * hundredths. Against o200k on the routing evaluation set the estimate is
+ * close for most prompts (README, Benchmarks): a Latin word is about one token per 7 letters,
  * a digit run one per 3 digits, a CJK character 0.7, other symbols one each.
  */
 export function estimateTokens(text: string, cap: number = ESTIMATE_CAP_CHARS): number {

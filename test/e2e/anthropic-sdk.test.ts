@@ -27,7 +27,7 @@ import {
 } from './e2e-support';
 
 /**
- * What the client should see for a scripted upstream usage (DESIGN §9):
+ * What the client should see for a scripted upstream usage (docs/architecture.md §7):
  * Anthropic `input` is the uncached part, OpenAI `prompt_tokens` includes the
  * cached part; the OpenAI deployment unifies input ×1.5 and output ×2.
  */
@@ -346,7 +346,7 @@ describe('e2e: official Anthropic client', function () {
   describe('client abort', () => {
     it('a stream the client aborts is cancelled upstream and metered as client_aborted', async () => {
       const { id, client } = await newKey();
-      // The output guardrails hold back a window of text (DESIGN §8), so the
+      // The output guardrails hold back a window of text (docs/architecture.md §6), so the
       // opening chunk is longer than that window: the client then has text in
       // hand while the upstream is still slowly producing the rest (≥ 6 s).
       const opening = 'The quick brown fox jumps over the lazy dog. '.repeat(120);

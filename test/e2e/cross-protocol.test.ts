@@ -1,4 +1,4 @@
-// Across protocols (DESIGN §6): a Messages client on an OpenAI upstream and a
+// Across protocols (docs/architecture.md §4): a Messages client on an OpenAI upstream and a
 // chat client on an Anthropic upstream, through the official SDKs and
 // LangChain. Everything with a counterpart is translated both ways; what has
 // none and changes nothing the caller relies on is dropped and listed in

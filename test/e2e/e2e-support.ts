@@ -28,7 +28,7 @@ const allTiers = (deployment: Record<string, unknown>, thinking: Record<string, 
 });
 
 /**
- * A DESIGN §7 catalog: `m-anthropic` (every tier → the fake Anthropic),
+ * A catalog in the file format of docs/architecture.md §16.6: `m-anthropic` (every tier → the fake Anthropic),
  * `m-openai` (every tier → the fake OpenAI server), `m-mock` and `m-extra`
  * (the built-in mock provider, latency 0; the thinking tier asks it to think),
  * and with a Responses-speaking fake `m-responses` (every tier → it, through
@@ -220,7 +220,7 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
   }
 }
 
-/** Usage fields the gateway adds to both forms (DESIGN §9). */
+/** Usage fields the gateway adds to both forms (docs/architecture.md §7). */
 export interface GatewayUsage {
   input_tokens: number;
   output_tokens: number;

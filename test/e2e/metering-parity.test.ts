@@ -1,4 +1,4 @@
-// Spec §2.4 / DESIGN §9: metering is identical for every protocol form. The
+// Spec §2.4 / docs/architecture.md §7: metering is identical for every protocol form. The
 // same random conversation, sent through the official Anthropic client
 // (/v1/messages) and the official OpenAI client (/v1/chat/completions and
 // /v1/responses) to the same model, must give the same response usage and

@@ -1,4 +1,4 @@
-// Model aliases (DESIGN §7): a client that sends a vendor model name reaches
+// Model aliases (docs/architecture.md §5): a client that sends a vendor model name reaches
 // the neutral model that lists it; the key's scope, the model list and the
 // usage records speak neutral names, and records keep the name sent too.
 import Anthropic from '@anthropic-ai/sdk';

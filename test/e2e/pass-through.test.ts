@@ -1,4 +1,4 @@
-// Same-protocol pass-through (DESIGN §6): a Messages client talking to an
+// Same-protocol pass-through (docs/architecture.md §4): a Messages client talking to an
 // Anthropic upstream, and a chat client talking to an OpenAI-protocol one,
 // get what the upstream API accepts and sends, not the subset the gateway
 // names. The upstream receives the caller's body but for `model` (and the

@@ -1,4 +1,4 @@
-// The Responses form under the protocol fidelity rules (DESIGN §6): to a
+// The Responses form under the protocol fidelity rules (docs/architecture.md §4): to a
 // Responses-speaking upstream the caller's body passes through and the reply
 // is relayed (upstream item ids, fields and events kept); across protocols
 // what has a counterpart is translated (namespaced and free-text tools,

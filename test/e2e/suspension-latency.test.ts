@@ -1,4 +1,4 @@
-// DESIGN §6: key state changes take effect at once on every instance. Two
+// docs/architecture.md §11: key state changes take effect at once on every instance. Two
 // gateway processes (apps) share one database; a key suspended through the
 // first one's REST API must be refused by the second within 100 ms, although
 // the second has the key in its cache from a successful call.

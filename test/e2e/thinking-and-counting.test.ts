@@ -1,4 +1,4 @@
-// Thinking semantics and token counting (DESIGN §6, §7, §9): `adaptive` only
+// Thinking semantics and token counting (docs/architecture.md §4, §5, §7): `adaptive` only
 // permits thinking, so the assessment prices a call by its content; the price
 // tier is thinking when the call was routed to the thinking tier or the
 // upstream thought. count_tokens asks an Anthropic upstream for its exact

@@ -1,4 +1,4 @@
-// An upstream's rate limit as the official clients meet it (DESIGN §14):
+// An upstream's rate limit as the official clients meet it (docs/architecture.md §5):
 // every deployment of the tier answers 429 `retry-after: 7`, so the caller
 // gets 429 in its protocol's shape (the SDKs raise RateLimitError) with a
 // retry-after of at least 7 s, and the upstream is not called again within

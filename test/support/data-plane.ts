@@ -11,7 +11,7 @@ export type Form = 'messages' | 'chat';
 
 export const PATHS: Record<Form, string> = { messages: '/v1/messages', chat: '/v1/chat/completions' };
 
-/** Catalog-file JSON with DESIGN §7's currency and prices around the given providers, models and extras. */
+/** Catalog-file JSON with the currency and prices of `catalog.example.json` around the given providers, models and extras. */
 export function catalogFile(parts: { providers: Record<string, unknown>; models: unknown[]; [field: string]: unknown }): Record<string, unknown> {
   return { currency: 'CNY', prices: { ...BUILTIN_PRICES }, ...parts };
 }

@@ -1,6 +1,6 @@
 import { Field, ObjectType } from 'type-graphql';
 
-@ObjectType({ description: 'One guardrail rule and the policy in force for the account (DESIGN §8).' })
+@ObjectType({ description: 'One guardrail rule and the policy in force for the account (docs/architecture.md §6).' })
 export class GuardrailPolicyType {
   @Field(() => String, { description: 'The detector rule, e.g. cn-mobile, api-secret, block-list.' })
   rule!: string;

@@ -167,7 +167,7 @@ function outputFormat(format: ChatCompletionRequest['response_format']): OutputF
 /**
  * The one output bound of a chat body. The two fields name the same bound
  * (`max_completion_tokens` is the newer name); an upstream honours either,
- * so two that disagree would be admitted on one and run to the other (DESIGN
+ * so two that disagree would be admitted on one and run to the other (docs/architecture.md
  * §9): refused. Equal values are the same bound.
  */
 function outputBound(body: ChatCompletionRequest): number | undefined {

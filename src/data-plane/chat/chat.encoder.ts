@@ -1,6 +1,6 @@
 // CanonicalEvents → the OpenAI chat-completions form: a chat.completion
 // object, or chat.completion.chunk events ending with an optional usage chunk
-// (`choices: []`) and `data: [DONE]` (DESIGN §6 wire facts).
+// (`choices: []`) and `data: [DONE]` (docs/architecture.md §4 wire facts).
 import type { components } from '../../generated/messages';
 import type { AppError } from '../../errors';
 import type { ResponseUsage } from '../../metering/tiers';

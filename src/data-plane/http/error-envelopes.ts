@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppError, ErrorKind } from '../../errors';
 
-// The two data-plane error forms (DESIGN §6). Each AppError is mapped once
+// The two data-plane error forms (docs/architecture.md §4). Each AppError is mapped once
 // here; which form a reply takes is its route's (its codec's), fixed when the
 // route is built.
 

@@ -1,7 +1,8 @@
 // The node:http adapter of the data-plane lifecycle (lifecycle.ts): the
 // ordinary calls, served without Fastify's request lifecycle. Fastify's
 // routing, hook chain, content-type parser, reply pipeline and per-request
-// child logger cost about a tenth of the gateway's CPU per call. An ordinary
+// child logger are a visible share of the gateway's CPU per call (README,
+// Benchmarks). An ordinary
 // call is a POST to one of the data plane's fixed paths with an
 // application/json body of a declared length within the body limit, while
 // the server is not closing. It takes the same steps in the same order as

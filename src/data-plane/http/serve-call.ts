@@ -37,7 +37,7 @@ export interface FormCodec {
  */
 export const DROPPED_HEADER = 'x-gateway-dropped';
 
-/** Says the gateway lowered max_tokens to what the account's remaining credit covers (DESIGN §9): `<requested> -> <sent>`. */
+/** Says the gateway lowered max_tokens to what the account's remaining credit covers (docs/architecture.md §9): `<requested> -> <sent>`. */
 export const LOWERED_HEADER = 'x-gateway-max-tokens-lowered';
 
 /**
@@ -115,7 +115,7 @@ async function servePlain(call: Call, codec: FormCodec, reply: CallReply): Promi
     await call.finish('upstream_error', 'reply_failed');
     throw replyFailed(error);
   }
-  // The usage record (and a stored response) is committed before the reply is sent (DESIGN §9).
+  // The usage record (and a stored response) is committed before the reply is sent (docs/architecture.md §8).
   await Promise.all([call.finish(call.stopReason === 'refusal' ? 'blocked' : 'ok'), codec.settled?.()]);
   await reply.code(200).headers(headers).send(body);
 }

@@ -1,5 +1,5 @@
 // CanonicalEvents → the Anthropic Messages form: one JSON object, or the exact
-// SSE event sequence the official client expects (DESIGN §6 wire facts).
+// SSE event sequence the official client expects (docs/architecture.md §4 wire facts).
 // From an Anthropic upstream (`relay`), everything the upstream sent beyond
 // the canonical fields goes out as it came: the message's own fields, block
 // kinds, delta and event kinds, usage fields and stop reasons the gateway

@@ -3,7 +3,7 @@ import { GUARDRAIL_POLICIES } from '../../guardrails/guardrail-policy';
 import { AccountSchema } from './account.entity';
 
 /**
- * An account's override of one guardrail rule's policy (DESIGN §8). Rules
+ * An account's override of one guardrail rule's policy (docs/architecture.md §6). Rules
  * without a row keep the catalog's policy, or else the built-in default.
  */
 export const AccountGuardrailPolicySchema = defineEntity({

@@ -13,7 +13,7 @@ export const AccountSchema = defineEntity({
     /**
      * What admission does with a call whose worst case does not fit the
      * remaining credit: `refuse` it (429), or `lower_max_tokens` to what fits
-     * when at least a useful minimum does (DESIGN §9).
+     * when at least a useful minimum does (docs/architecture.md §9).
      */
     creditOverflow: p.string().length(20).default('refuse'),
     createdAt: p.datetime().onCreate(() => new Date()),

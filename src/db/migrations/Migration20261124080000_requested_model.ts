@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// A call may name its model by an alias (DESIGN §7); the record keeps that
+// A call may name its model by an alias (docs/architecture.md §5); the record keeps that
 // name beside the neutral model. Rows written before this migration were
 // always requested by their neutral name, so that is their requested name.
 export class Migration20261124080000_requested_model extends Migration {

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// The credit ledger (DESIGN §9): admission reserves each call's worst case
+// The credit ledger (docs/architecture.md §9): admission reserves each call's worst case
 // against the account's remaining monthly credit before any upstream call.
 // Every gateway process holds one lease row per (account, month) it serves:
 // headroom taken from the limit for its calls in flight (and, far from the

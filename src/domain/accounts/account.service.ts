@@ -16,7 +16,7 @@ export interface AccountView {
   currency: string;
   /** Micro-units; null = unlimited. */
   creditLimitMicros: number | null;
-  /** What admission does with a call whose worst case does not fit the remaining credit (DESIGN §9). */
+  /** What admission does with a call whose worst case does not fit the remaining credit (docs/architecture.md §9). */
   creditOverflow: CreditOverflow;
   createdAt: Date;
 }

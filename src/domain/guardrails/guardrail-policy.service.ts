@@ -1,4 +1,4 @@
-// Guardrail policies per account (DESIGN §8): every built-in rule's policy
+// Guardrail policies per account (docs/architecture.md §6): every built-in rule's policy
 // is its category default, overridden by the catalog's `guardrails.policies`
 // and then by the account's own choice, stored in account_guardrail_policies
 // until the account resets it. A change is audited and announced on the

@@ -1,4 +1,4 @@
-// Validation of key fields (DESIGN §5). Every failure is a 400 naming the field.
+// Validation of key fields (docs/architecture.md §14). Every failure is a 400 naming the field.
 import { invalid } from '../../errors';
 import { isCalendarDate } from '../zone-time';
 

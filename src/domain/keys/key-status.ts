@@ -17,7 +17,7 @@ export interface StatusInputs {
   expiresAt: string | null;
   /** Today in the account's zone, `YYYY-MM-DD`. */
   today: string;
-  /** The account is at its credit limit: what the limit leaves cannot pay for a minimal useful call (DESIGN §9). */
+  /** The account is at its credit limit: what the limit leaves cannot pay for a minimal useful call (docs/architecture.md §9). */
   overCreditLimit: boolean;
   /**
    * The key was rotated away and its grace has ended (`cancels_at` passed):

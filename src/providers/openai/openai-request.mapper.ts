@@ -40,7 +40,7 @@ const forcesThinking = (request: CanonicalRequest, deployment: Deployment): bool
  * gets the usage chunk only if it asked); the output bound; the reasoning a
  * deployment forces.
  *
- * One output bound (DESIGN §9): the upstream is sent the max_tokens that was
+ * One output bound (docs/architecture.md §9): the upstream is sent the max_tokens that was
  * reserved for, in every bound field the caller sent (`max_tokens`,
  * `max_completion_tokens`: the decoder refused two that disagree), so an
  * upstream that honours either stops at the same place; where the caller sent

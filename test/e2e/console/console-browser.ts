@@ -13,7 +13,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../../support/app'
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
-/** A full secret: `tsxt-` + 40 base62 characters + a 6-character checksum (DESIGN §5). */
+/** A full secret: `tsxt-` + 40 base62 characters + a 6-character checksum (docs/architecture.md §11). */
 export const SECRET_PATTERN = /^tsxt-[0-9A-Za-z]{46}$/;
 
 const LAUNCH_ARGS = [

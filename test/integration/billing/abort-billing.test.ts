@@ -1,4 +1,4 @@
-// A client that hangs up does not zero the bill (issue 27, DESIGN §9). Once
+// A client that hangs up does not zero the bill (issue 27, docs/architecture.md §10). Once
 // the request reached its upstream, the upstream charges the prompt: a call
 // cut before the first byte is billed the input it was sent (counted
 // locally, `estimated`), and one cut mid-stream that input plus the output

@@ -1,4 +1,4 @@
-// DESIGN §9, issue 16: the credit limit holds under concurrency. Admission
+// docs/architecture.md §9, issue 16: the credit limit holds under concurrency. Admission
 // reserves each call's worst case in one ledger shared by every process
 // before any upstream call; metering settles the exact cost. However many
 // calls arrive at once, on however many processes, the settled month never

@@ -1,4 +1,4 @@
-// Spec §3/§7/§8, DESIGN §5/§9: one aggregate credit limit per account on the
+// Spec §3/§7/§8, docs/architecture.md §14/§9: one aggregate credit limit per account on the
 // month-to-date amount, on top of reservations. A call is admitted only when
 // its worst case fits what is neither used nor reserved; one that does not is
 // refused alone (429 naming its worst case and the true remaining) while the

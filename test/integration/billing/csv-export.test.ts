@@ -1,4 +1,4 @@
-// DESIGN §9: GET /api/v1/usage/export is the usage detail as text/csv, one row
+// docs/architecture.md §7: GET /api/v1/usage/export is the usage detail as text/csv, one row
 // per call, streamed (no whole-month buffering). ~20k rows are seeded with SQL
 // (microsecond timestamps, pairs sharing one) next to a few real calls.
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// DESIGN §9: months and days of usage, settlement and the credit ledger are
+// docs/architecture.md §7: months and days of usage, settlement and the credit ledger are
 // the account's, not UTC's. 2026-10-31T16:00:00Z is 2026-11-01 00:00 in
 // Asia/Shanghai: one second earlier is still October there.
 import { expect } from 'chai';

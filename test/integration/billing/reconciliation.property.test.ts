@@ -1,4 +1,4 @@
-// Spec §1 / DESIGN §9: per-key usage, the usage detail and the settlement
+// Spec §1 / docs/architecture.md §7: per-key usage, the usage detail and the settlement
 // statement agree item by item, exactly to the micro-unit, and Σ keys = the
 // account total — checked on random traffic over several keys, both protocol
 // forms, thinking and not, cache hits and misses, plain and streamed.

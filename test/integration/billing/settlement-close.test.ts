@@ -1,4 +1,4 @@
-// DESIGN §9: a month closes after it ends (operator CLI `settlement close
+// docs/architecture.md §7: a month closes after it ends (operator CLI `settlement close
 // --account ID --month YYYY-MM`); a closed statement never changes — not when
 // late usage rows land in that month, not when a key is renamed or cancelled.
 import { expect } from 'chai';

@@ -1,5 +1,5 @@
 // Usage an upstream does not send is counted, not billed 0 (issue 27,
-// DESIGN §9): an OpenAI-compatible server that answers without `usage`
+// docs/architecture.md §10): an OpenAI-compatible server that answers without `usage`
 // (several self-hosted ones do) is billed the input it was sent and the
 // output it produced, counted locally and marked `estimated`, status ok.
 // OpenAI-protocol upstreams are always asked for usage in streams; a chat

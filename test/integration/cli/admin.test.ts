@@ -1,4 +1,4 @@
-// The operator CLI (DESIGN §4) as an operator runs it: a child process with
+// The operator CLI (docs/architecture.md §16.5) as an operator runs it: a child process with
 // DATABASE_URL, JSON on stdout, and its changes visible to a running gateway.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';

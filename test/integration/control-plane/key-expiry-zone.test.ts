@@ -1,4 +1,4 @@
-// Expiry follows the account's time zone (DESIGN §5): a key with
+// Expiry follows the account's time zone (docs/architecture.md §14): a key with
 // expires_at = D works through the whole of D in the account zone and reads
 // expired from 00:00 of D+1 there, whatever the date is in UTC.
 //

@@ -1,4 +1,4 @@
-// Account isolation and roles (DESIGN §4): another account's key is a 404
+// Account isolation and roles (docs/architecture.md §14): another account's key is a 404
 // exactly like a missing one (no existence oracle), viewers read but never
 // change, and every call needs a live session.
 import { createHash } from 'node:crypto';

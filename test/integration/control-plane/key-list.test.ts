@@ -1,4 +1,4 @@
-// The key list (DESIGN §5): pagination edges, filters by every (derived)
+// The key list (docs/architecture.md §14): pagination edges, filters by every (derived)
 // status, dimension and name, and sorting with a stable order.
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-// The key secret (DESIGN §5): shown once in the create answer, then never
+// The key secret (docs/architecture.md §14): shown once in the create answer, then never
 // again: not in any other answer, audit event or log line, and stored only as
 // its SHA-256 with a display hint.
 import { createHash } from 'node:crypto';

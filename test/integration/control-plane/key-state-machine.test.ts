@@ -1,4 +1,4 @@
-// The key state machine (DESIGN §5) as a table: every state × every operation
+// The key state machine (docs/architecture.md §14) as a table: every state × every operation
 // → HTTP status, the state the key reads afterwards, and the audit event the
 // change wrote (or that an idempotent no-op wrote none).
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-// Every validation rule of the key endpoints (DESIGN §5, §10): 400 with
+// Every validation rule of the key endpoints (docs/architecture.md §14, §16.3): 400 with
 // `error.field` naming the field and a message that names it too; nothing is
 // created or changed by a refused request.
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-// Console sessions (DESIGN §4) and the health endpoints (DESIGN §3).
+// Console sessions (docs/architecture.md §14) and the health endpoints (docs/architecture.md §15).
 import { expect } from 'chai';
 import { addUser, api, createAccount, startTestApp, type TestAccount, type TestApp } from '../../support/app';
 

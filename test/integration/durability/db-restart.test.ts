@@ -1,4 +1,4 @@
-// PostgreSQL stops under load and comes back (DESIGN §9). The gateway refuses
+// PostgreSQL stops under load and comes back (docs/architecture.md §8). The gateway refuses
 // to answer what it cannot meter: while the database is down, data-plane calls
 // fail fast with a 503 in the caller's error form instead of hanging; when it
 // is back the same process serves again (pool and change feed reconnect by

@@ -1,4 +1,4 @@
-// SIGTERM drains the gateway (DESIGN §3): the listener closes at once, calls
+// SIGTERM drains the gateway (docs/architecture.md §15): the listener closes at once, calls
 // and streams in flight finish within GATEWAY_SHUTDOWN_GRACE_MS, each with
 // exactly one usage record, and the process exits 0. Streams that outlive the
 // grace period are cut with an `error` event and metered as such.

@@ -6,7 +6,7 @@ type Start = 'active' | 'suspended' | 'cancelled' | 'expired' | 'expired, then s
 type Operation = 'suspend' | 'resume' | 'cancel' | 'update name';
 type Outcome = { status: string } | { error: string };
 
-// DESIGN §5: suspend is idempotent and refused on cancelled keys; resume of an
+// docs/architecture.md §14: suspend is idempotent and refused on cancelled keys; resume of an
 // expired key lands in `expired` (expiry is derived); cancel is idempotent;
 // cancelled keys cannot be updated.
 const TABLE: Array<[Start, Operation, Outcome]> = [

@@ -8,7 +8,7 @@ describe('schema/schema.graphql', () => {
     expect(await renderSchema()).to.equal(committed);
   });
 
-  it('carries the generator banner and the DESIGN §10 operations', async () => {
+  it('carries the generator banner and the operations of docs/architecture.md §16.4', async () => {
     const schema = await renderSchema();
     expect(schema.startsWith('# Generated from the TypeGraphQL resolvers by scripts/generate.ts; do not edit.\n')).to.equal(true);
     for (const query of ['viewer', 'apiKeys', 'apiKey', 'keyUsage', 'usageRecords', 'settlement', 'models', 'creditStatus', 'auditEvents', 'guardrailPolicies']) {

@@ -1,4 +1,4 @@
-// Guardrails through the real app (DESIGN §8), both protocol forms, plain and
+// Guardrails through the real app (docs/architecture.md §6), both protocol forms, plain and
 // streamed, with fake upstreams that speak the real protocols: input block and
 // redact, output redact and block (the latter set per account through the
 // control plane), hits on the usage record, and a property test that no

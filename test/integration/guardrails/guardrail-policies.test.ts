@@ -1,4 +1,4 @@
-// Per-account guardrail policies (DESIGN §8) over REST and the operator CLI:
+// Per-account guardrail policies (docs/architecture.md §6) over REST and the operator CLI:
 // effective policy = built-in default ← catalog ← account; changes (and
 // resets back to the default) are validated, audited, and reach the data
 // plane of every running process.

@@ -1,6 +1,6 @@
 // When is an upstream asked? Once the request's bytes were handed to its
 // socket: from then on it charges the prompt, so a call cut before the first
-// byte is billed for it (DESIGN §9). A call cut before that costs nothing.
+// byte is billed for it (docs/architecture.md §10). A call cut before that costs nothing.
 import http from 'node:http';
 import { expect } from 'chai';
 import { UpstreamError } from '../../../src/providers/provider';

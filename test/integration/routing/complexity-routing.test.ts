@@ -1,4 +1,4 @@
-// Complexity routing through the real app (DESIGN §7): the tier picks the
+// Complexity routing through the real app (docs/architecture.md §5): the tier picks the
 // deployment, `x-route` explains the choice and the usage record keeps it;
 // an explicit thinking request goes to the thinking tier and bills thinking
 // prices.

@@ -1,4 +1,4 @@
-// Fallback before the first byte and the circuit breaker (DESIGN §7), through
+// Fallback before the first byte and the circuit breaker (docs/architecture.md §5), through
 // the real app: the standard tier lists a failing Anthropic deployment first
 // and a working OpenAI one second. Each scenario has its own upstream model
 // names, so each has its own circuits.

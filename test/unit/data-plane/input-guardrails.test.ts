@@ -1,4 +1,4 @@
-// Input guardrails see everything the model sees (DESIGN §6): every kind of
+// Input guardrails see everything the model sees (docs/architecture.md §6): every kind of
 // text in both protocol forms, one case per kind, and kinds added later. An
 // untouched body is handed on as the very object the caller sent.
 import { expect } from 'chai';

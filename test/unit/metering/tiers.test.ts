@@ -8,7 +8,7 @@ import { PRICE_TIERS, type Decimal, type PriceTier, type UnifyFactors } from '..
 const ONE = parseDecimal('1');
 const IDENTITY: UnifyFactors = { input: ONE, cachedInput: ONE, output: ONE };
 
-/** DESIGN §7's example prices. */
+/** The prices of `catalog.example.json` (docs/architecture.md §16.6). */
 const PRICES: Record<PriceTier, Decimal> = {
   'no_thinking.input_cache_hit': parseDecimal('0.5'),
   'no_thinking.input_cache_miss': parseDecimal('2'),

@@ -1,4 +1,4 @@
-// DESIGN §9, issue 27: the worst case admission reserves covers every input
+// docs/architecture.md §9, issue 27: the worst case admission reserves covers every input
 // the upstream can add, in all three forms, read from the caller's body: the
 // body's bytes, a prompt overhead by feature (no longer a flat 2,048 tokens),
 // an allowance per hosted tool, file, image or stored prompt (the largest for
@@ -73,7 +73,7 @@ interface Expected {
 }
 
 /**
- * The reservation at unify 1 and DESIGN §7's no-thinking prices: input at the
+ * The reservation at unify 1 and the no-thinking prices of `catalog.example.json`: input at the
  * miss price (2 micro-units a token) plus 5 for rounding (one unified token
  * in each input tier, and each tier's half-up), output at 8.
  */

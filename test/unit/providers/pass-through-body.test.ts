@@ -1,5 +1,5 @@
 // What goes upstream on a same-protocol call: the caller's body with only
-// the fields the gateway owns changed (DESIGN §6), and across protocols the
+// the fields the gateway owns changed (docs/architecture.md §4), and across protocols the
 // refusal of what the other protocol cannot honour.
 import { expect } from 'chai';
 import { decodeChatRequest, type ChatCompletionRequest } from '../../../src/data-plane/chat/chat.decoder';

@@ -18,7 +18,7 @@ import { PRICE_TIERS, TIERS, type Catalog, type Tier } from '../../../src/core/c
 
 const EXAMPLE_PATH = fileURLToPath(new URL('../../../catalog.example.json', import.meta.url));
 
-/** DESIGN §7's example, as an object each test may change freely. */
+/** `catalog.example.json` (docs/architecture.md §16.6), as an object each test may change freely. */
 function example(): Record<string, any> {
   return {
     currency: 'CNY',
@@ -60,7 +60,7 @@ const routeModels = (catalog: Catalog, model: string, tier: Tier): string[] =>
   catalog.modelsByName.get(model)!.routes[tier].map((route) => `${route.provider.name}/${route.model}`);
 
 describe('model catalog', () => {
-  describe('the example file of DESIGN §7', () => {
+  describe('the example file, catalog.example.json (docs/architecture.md §16.6)', () => {
     it('loads, with every documented default applied', async () => {
       const catalog = await loadCatalog(EXAMPLE_PATH, { ANTHROPIC_API_KEY: 'sk-ant-test' });
       expect(catalog.currency).to.equal('CNY');

@@ -1,4 +1,4 @@
-// Which row actions apply to a key in a given state (DESIGN §5 transitions).
+// Which row actions apply to a key in a given state (docs/architecture.md §14 transitions).
 import type { KeyRowFragment } from '../gql/graphql';
 
 export type RowAction = 'edit' | 'suspend' | 'resume' | 'rotate' | 'cancel' | 'usage';

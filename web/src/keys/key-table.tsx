@@ -1,4 +1,4 @@
-// The key table: the columns of DESIGN §11 and one row of actions per key.
+// The key table: the columns of docs/architecture.md §16.8 and one row of actions per key.
 import type { KeyRowFragment } from '../gql/graphql';
 import { dimensionKey, limitShare, localDateTime, statusKey } from '../lib/format';
 import { useI18n } from '../lib/i18n';

@@ -3,7 +3,7 @@
 // bare status line.
 import net from 'node:net';
 import { expect } from 'chai';
-import { createAccount, createKey, startTestApp, type TestApp } from '../support/app';
+import { createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
 
 /** Writes `chunks` on a raw socket and returns everything the server sent until it closed (or `waitMs`). */
 function raw(port: number, chunks: string[], waitMs = 8_000): Promise<{ text: string; ms: number }> {

@@ -5,9 +5,9 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config';
-import { freePort, scratchDatabase } from '../support/db';
-import { killGateway, startGateway, waitReady } from '../support/gateway-process';
+import { loadConfig } from '../../../src/config';
+import { freePort, scratchDatabase } from '../../support/db';
+import { killGateway, startGateway, waitReady } from '../../support/gateway-process';
 
 describe('security: first-start credentials', function () {
   this.timeout(180_000);

@@ -1,8 +1,8 @@
 // The audit log is append-only for the gateway's own database role (issue 28):
 // neither its metering pool nor its ORM connection can rewrite or erase it.
 import { expect } from 'chai';
-import { createAccount, createKey, startTestApp, type TestApp } from '../support/app';
-import { testDatabase } from '../support/db';
+import { createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
+import { testDatabase } from '../../support/db';
 
 describe('security: audit_events is append-only', function () {
   this.timeout(30_000);

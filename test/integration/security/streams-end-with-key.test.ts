@@ -5,9 +5,9 @@
 // leaves cannot pay for a minimal useful call) lets running calls finish:
 // each holds a reservation within the limit.
 import { expect } from 'chai';
-import { api, createAccount, createKey, startTestApp, type TestApp } from '../support/app';
-import { catalogFile, usageRecord } from '../support/data-plane';
-import { startFakeAnthropic, type FakeUpstream } from '../support/fake-upstreams';
+import { api, createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
+import { catalogFile, usageRecord } from '../../support/data-plane';
+import { startFakeAnthropic, type FakeUpstream } from '../../support/fake-upstreams';
 
 describe('security: streams end with their key', function () {
   this.timeout(60_000);

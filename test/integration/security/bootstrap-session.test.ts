@@ -2,7 +2,7 @@
 // retires it for good; restarting the gateway neither revives nor extends it.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { startTestApp } from '../support/app';
+import { startTestApp } from '../../support/app';
 
 describe('security: the bootstrap session', function () {
   this.timeout(60_000);

@@ -2,9 +2,9 @@
 // not a password check each; nobody can lock a user out from elsewhere; a
 // client that sprays many e-mails is stopped; IPv6 clients count by /64.
 import { expect } from 'chai';
-import { throttleClient } from '../../src/core/client-address';
-import { LoginThrottle, type ThrottleLimits } from '../../src/domain/auth/login-throttle';
-import { createAccount, startTestApp, type TestApp } from '../support/app';
+import { throttleClient } from '../../../src/core/client-address';
+import { LoginThrottle, type ThrottleLimits } from '../../../src/domain/auth/login-throttle';
+import { createAccount, startTestApp, type TestApp } from '../../support/app';
 
 const LIMITS: ThrottleLimits = { windowMs: 60_000, perPair: 5, perClient: 30, perEmail: 50, goodRecordMs: 3_600_000 };
 

@@ -2,8 +2,8 @@
 // up in the database once, then answered from a negative cache; a flood of
 // distinct fakes queues for a few lookup slots instead of taking the pool.
 import { expect } from 'chai';
-import { generateSecret } from '../../src/domain/keys/key-secret';
-import { createAccount, createKey, startTestApp, type TestApp } from '../support/app';
+import { generateSecret } from '../../../src/domain/keys/key-secret';
+import { createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
 
 describe('security: unknown API keys', function () {
   this.timeout(60_000);

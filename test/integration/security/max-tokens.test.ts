@@ -1,7 +1,7 @@
 // An absurd output budget is refused with a 400 naming the field (issue 15:
 // `max_tokens: 1e308` used to be forwarded upstream), in all three forms.
 import { expect } from 'chai';
-import { createAccount, createKey, startTestApp, type TestApp } from '../support/app';
+import { createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
 
 describe('security: output-token ceiling', function () {
   this.timeout(30_000);

@@ -10,14 +10,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import pino from 'pino';
-import { ensureConsoleBuild } from '../../src/console/console-build';
-import { startEmbeddedPostgres } from '../../src/db/embedded';
-import { blockedForPostgresUser } from '../../src/db/postgres-user-access';
-import { bundledBinaries, mirror } from '../../src/db/root-placement';
-import { freePort } from '../support/db';
-import { createKeyWithToken, gatewayBundle, killGateway, startGateway, waitReady, type GatewayProcess } from '../support/gateway-process';
+import { ensureConsoleBuild } from '../../../src/console/console-build';
+import { startEmbeddedPostgres } from '../../../src/db/embedded';
+import { blockedForPostgresUser } from '../../../src/db/postgres-user-access';
+import { bundledBinaries, mirror } from '../../../src/db/root-placement';
+import { freePort } from '../../support/db';
+import { createKeyWithToken, gatewayBundle, killGateway, startGateway, waitReady, type GatewayProcess } from '../../support/gateway-process';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = path.resolve(import.meta.dirname, '../../..');
 const BINARIES_PACKAGE = `${process.platform}-${process.arch}`;
 
 /**

@@ -4,9 +4,9 @@
 // the gateway parse a document past 5,000 tokens or read a body past 64 KB.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { USAGE_RECORD_COLUMNS } from '../integration/billing/billing-support';
-import { addUser, createAccount, createKey, startTestApp, type TestApp } from '../support/app';
-import { testDatabase } from '../support/db';
+import { USAGE_RECORD_COLUMNS } from '../billing/billing-support';
+import { addUser, createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
+import { testDatabase } from '../../support/db';
 
 describe('security: GraphQL query cost', function () {
   this.timeout(30_000);

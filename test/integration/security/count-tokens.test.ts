@@ -1,7 +1,7 @@
 // count_tokens is free for the caller (issue 15): counting a huge body must not
 // hold the event loop for everyone, and one key cannot run many at once.
 import { expect } from 'chai';
-import { createAccount, createKey, startTestApp, type TestApp } from '../support/app';
+import { createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
 
 describe('security: count_tokens', function () {
   this.timeout(120_000);

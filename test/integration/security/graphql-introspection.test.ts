@@ -3,7 +3,7 @@
 // anonymous caller cannot map the control plane's schema.
 import { expect } from 'chai';
 import { getIntrospectionQuery } from 'graphql';
-import { createAccount, startTestApp, type TestApp } from '../support/app';
+import { createAccount, startTestApp, type TestApp } from '../../support/app';
 
 describe('security: GraphQL introspection', function () {
   this.timeout(30_000);

@@ -3,7 +3,7 @@
 // runs at most two control-plane requests at once, with 16 more waiting.
 import { expect } from 'chai';
 import type pg from 'pg';
-import { api, createAccount, createKey, startTestApp, type TestApp } from '../support/app';
+import { api, createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
 
 describe('security: report reads on their own pool', function () {
   this.timeout(30_000);

@@ -291,7 +291,6 @@ export class UsageRecorder {
          select pg_notify($8, account_id) from totals
          where credit_limit_micros is not null
            and credit_limit_micros - amount_micros < $14 and credit_limit_micros - before_micros >= $14
-       )
        ), threshold_events as (
          -- Credit alerts enter the webhook outbox with the usage that crossed them (credit-events.sql.ts).
          ${CREDIT_EVENTS.thresholds}

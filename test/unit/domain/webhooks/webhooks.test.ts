@@ -7,7 +7,7 @@ import { DEFAULT_BACKOFF, retryDelayMs } from '../../../../src/domain/webhooks/w
 import { parseEvents, parseThresholds, reachedThreshold } from '../../../../src/domain/webhooks/webhook-events';
 import { signatureHeader, verifySignature } from '../../../../src/domain/webhooks/webhook-signer';
 import { parseTarget, refusedAddress } from '../../../../src/domain/webhooks/webhook-target';
-import { AppError } from '../../../../src/errors';
+import type { AppError } from '../../../../src/errors';
 
 const fieldOf = (work: () => unknown): string | undefined => {
   try {

@@ -114,4 +114,14 @@ describe('credit alerts: thresholds and credit events', function () {
       expect(restored[0]!.data).to.include({ reason: 'limit_raised', reached_month: month, limit_micros: limit * 10 });
     }
   });
+  it('key.expiring: a sweep writes it once for a key within 7 days of its last valid day, not for one further out', async () => {
+    const owner = await createAccount(t, { timezone: 'UTC' });
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const soon = await createKey(t, owner.token, { expires_at: day(3) });
+    await createKey(t, owner.token, { expires_at: day(30) });
+    await sweep();
+    await sweep();
+    const expiring = await events(owner.accountId, 'key.expiring');
+    expect(expiring.map((e) => e.data)).to.deep.equal([{ api_key_id: soon.api_key_id, name: soon.name, expires_at: day(3) }]);
+  });
 });

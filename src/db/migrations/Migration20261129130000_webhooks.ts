@@ -42,12 +42,13 @@ export class Migration20261129130000_webhooks extends Migration {
     $$;`);
     this.addSql(`create trigger "webhook_events_fan_out" after insert on "webhook_events" for each row execute function gateway_webhook_fan_out();`);
 
-    // Key state changes: the audit row of a suspend, resume or cancel becomes the event.
+    // Key state changes: the audit row of a suspend, resume or cancel becomes the event (an emergency
+    // rotation's suspension of the old key and a grace period's automatic cancel included).
     this.addSql(`create or replace function gateway_key_event() returns trigger language plpgsql as $$
       begin
         insert into webhook_events (id, account_id, type, dedupe_key, data, created_at)
         select 'evt_' || replace(gen_random_uuid()::text, '-', ''), new.account_id,
-          case new.action when 'key.suspend' then 'key.suspended' when 'key.resume' then 'key.resumed' else 'key.cancelled' end,
+          case new.action when 'key.resume' then 'key.resumed' when 'key.cancel' then 'key.cancelled' else 'key.suspended' end,
           null,
           jsonb_build_object('api_key_id', new.api_key_id, 'name', k.name, 'status', new.changes -> 'status' -> 'to', 'previous_status', new.changes -> 'status' -> 'from', 'actor', new.actor),
           new.created_at
@@ -56,7 +57,8 @@ export class Migration20261129130000_webhooks extends Migration {
       end
     $$;`);
     this.addSql(`create trigger "audit_events_key_event" after insert on "audit_events" for each row
-      when (new.action in ('key.suspend', 'key.resume', 'key.cancel')) execute function gateway_key_event();`);
+      when (new.action in ('key.suspend', 'key.resume', 'key.cancel') or (new.action = 'key.rotate' and new.changes -> 'status' ->> 'to' = 'suspended'))
+      execute function gateway_key_event();`);
   }
 
   override down(): void {

@@ -156,6 +156,22 @@ describe('webhooks: endpoints, signed delivery, retries, SSRF (REST)', function 
     }
   });
 
+  it('an emergency rotation (grace 0) suspends the old key: key.suspended is delivered for it', async () => {
+    const account = await createAccount(open);
+    await api(open, 'POST', '/api/v1/account/webhooks', account.token, { url: `${receiver.origin}/rotate`, events: ['key.suspended'] });
+    const key = await createKey(open, account.token);
+    const rotated = await api(open, 'POST', `/api/v1/keys/${key.api_key_id}/rotate`, account.token, { grace_hours: 0 });
+    expect(rotated.status, JSON.stringify(rotated.body)).to.equal(201);
+    const d = dispatcher(open);
+    try {
+      await d.tick();
+    } finally {
+      await d.close();
+    }
+    const mine = receiver.received.map((hook) => JSON.parse(hook.body)).filter((event) => event.data?.api_key_id === key.api_key_id);
+    expect(mine.map((event) => [event.type, event.data.status])).to.deep.equal([['key.suspended', 'suspended']]);
+  });
+
   it('gives up after the last attempt: the delivery reads failed', async () => {
     const account = await createAccount(open);
     const created = await api(open, 'POST', '/api/v1/account/webhooks', account.token, { url: `${receiver.origin}/down`, events: ['key.suspended'] });

@@ -52,6 +52,9 @@ import { CreditLedger } from './metering/credit-ledger';
 import { CreditMonitor } from './metering/credit-monitor';
 import { UsageQueryService } from './metering/usage-query.service';
 import type { BreakerOptions, Catalog } from './core/catalog.types';
+import { WebhookDispatcher } from './domain/webhooks/webhook-dispatcher';
+import { WebhookService } from './domain/webhooks/webhook.service';
+import { WebhookTargetGuard } from './domain/webhooks/webhook-target';
 import { Registry } from 'prom-client';
 import { clusterMetricsSource } from './metrics/cluster-metrics';
 import { GatewayMetrics } from './metrics/gateway-metrics';
@@ -87,6 +90,8 @@ export interface Services {
   stateful: StatefulResponses;
   /** The control plane's purge of an account's stored responses. */
   storedResponses: StoredResponsesService;
+  /** Credit-alert thresholds and webhook endpoints (the outbox's dispatcher runs beside them). */
+  webhooks: WebhookService;
 }
 
 export interface App {
@@ -206,7 +211,17 @@ export async function createApp(options: AppOptions): Promise<App> {
   keyAuth.onLookup = (outcome) => metrics.keyLookup(outcome);
   const controlPlane = new ControlPlaneGate({ ...CONTROL_PLANE_LIMITS, timeoutMs: config.controlPlaneTimeoutMs });
   const storedResponses = new StoredResponsesService(database.orm, audit, responseStore);
-  const services: Services = { catalog, accounts, audit, sessions, keys, rotations, rotationSweep, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies, controlPlane, stateful, storedResponses };
+  const webhookTargets = new WebhookTargetGuard({ allowPrivate: config.webhookAllowPrivate });
+  const webhooks = new WebhookService(database.orm, audit, accounts, credit, webhookTargets);
+  const dispatcher = new WebhookDispatcher({
+    pool: database.pool,
+    targets: webhookTargets,
+    logger: logger.child({ component: 'webhooks' }),
+    pollMs: config.webhookPollMs,
+    minimalCallMicros: catalog.minimalCallMicros,
+  });
+  dispatcher.start();
+  const services: Services = { catalog, accounts, audit, sessions, keys, rotations, rotationSweep, credit, ledger, usage, changes, recorder, pipeline, guardrailPolicies, controlPlane, stateful, storedResponses, webhooks };
   const firstStart = options.bootstrap === false ? null : await bootstrap(accounts, sessions, config.bootstrapToken, retiredBootstrapWarning(logger));
 
   const budget = new BodyBudget(config.bodyBudgetBytes ?? defaultBodyBudgetBytes(), config.bodiesPerClient, config.clientBodyBudgetBytes);
@@ -292,6 +307,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await graphql.stop();
       await rotationSweep.close();
       await recorder.close();
+      await dispatcher.close();
       await responseStore.close();
       await ledger.close();
       await changes.close();

@@ -81,6 +81,14 @@ export interface Config {
    * last write) is kept before the purge deletes it (GATEWAY_RESPONSES_RETENTION_DAYS).
    */
   responsesRetentionDays: number;
+  /**
+   * GATEWAY_WEBHOOK_ALLOW_PRIVATE=1: webhook URLs may point at loopback and
+   * private addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7).
+   * Link-local (cloud metadata), multicast and 0.0.0.0 stay refused.
+   */
+  webhookAllowPrivate: boolean;
+  /** GATEWAY_WEBHOOK_POLL_MS: how often each process's dispatcher looks for due webhook deliveries. */
+  webhookPollMs: number;
   /** Upstream credentials and base URLs, looked up by name (catalog `api_key_env`). */
   upstreamEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -140,6 +148,13 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
   if (raw === 'on') return true;
   if (raw === 'off') return false;
   throw new ConfigError(name, `must be on or off, got "${raw}"`);
+}
+
+function zeroOne(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0') return false;
+  if (raw === '1') return true;
+  throw new ConfigError(name, `must be 1 or 0, got "${raw}"`);
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -202,6 +217,8 @@ export function loadConfig(env: Env = process.env): Config {
     rotationSweepMs: int(env, 'GATEWAY_ROTATION_SWEEP_MS', 10_000, 100, 3_600_000),
     controlPlaneTimeoutMs: int(env, 'GATEWAY_CONTROL_PLANE_TIMEOUT_MS', 10_000, 100, 600_000),
     responsesRetentionDays: int(env, 'GATEWAY_RESPONSES_RETENTION_DAYS', 30, 1, 3650),
+    webhookAllowPrivate: zeroOne(env, 'GATEWAY_WEBHOOK_ALLOW_PRIVATE'),
+    webhookPollMs: int(env, 'GATEWAY_WEBHOOK_POLL_MS', 1_000, 50, 60_000),
     upstreamEnv: env,
   };
 }

@@ -367,6 +367,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/credit-alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Credit-alert thresholds
+         * @description The percentages of the monthly credit limit at which the account gets
+         *     `credit.threshold_reached` (default 80 and 100), and the highest one
+         *     the month's settled usage has reached (the console's banner).
+         */
+        get: operations["getCreditAlerts"];
+        /**
+         * Set credit-alert thresholds
+         * @description Replaces the thresholds; owners and admins only; audited
+         *     (`account.credit_alerts_set`). Each threshold is reached once per
+         *     month: `credit.threshold_reached` is written to the webhook outbox in
+         *     the transaction of the usage that crossed it, exactly once whatever
+         *     the number of gateway processes.
+         */
+        put: operations["setCreditAlerts"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Webhook endpoints
+         * @description The account's webhook endpoints, oldest first; viewers may list them. Secrets are never shown again.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Owners and admins; at most 10 per account; audited (`webhook.create`).
+         *     The URL is http or https without credentials, and its host must
+         *     resolve only to public addresses: loopback, private (10/8, 172.16/12,
+         *     192.168/16, 100.64/10, fc00::/7) and link-local, multicast or
+         *     unspecified addresses are refused (`400`, `field: url`); the operator
+         *     allows loopback and private targets with
+         *     `GATEWAY_WEBHOOK_ALLOW_PRIVATE=1`. The host is checked again at each
+         *     delivery, which connects to the address it checked. Each delivery is
+         *     a POST of `{id, type, created_at, data}` signed in the header
+         *     `x-gateway-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of
+         *     "<t>.<body>" with the secret>`. The answer carries the `secret` —
+         *     the only time it is shown.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint, its pending deliveries and its delivery log; owners and admins only; audited (`webhook.delete`).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Delivery log
+         * @description One row per event sent (or to be sent) to the endpoint, newest
+         *     first: attempts so far, the last status code or error, the next
+         *     retry of a pending delivery, and when it was delivered. A delivery
+         *     is retried with exponential back-off and jitter (10 s doubling to at
+         *     most 6 h) and is `failed` after 12 attempts.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit-events": {
         parameters: {
             query?: never;
@@ -658,6 +771,60 @@ export interface components {
         GuardrailPolicyUpdate: {
             policy: components["schemas"]["GuardrailPolicy"];
         };
+        /** @enum {string} */
+        WebhookEventType: "credit.threshold_reached" | "credit.limit_reached" | "credit.restored" | "key.suspended" | "key.resumed" | "key.cancelled" | "key.expiring";
+        CreditAlerts: {
+            thresholds: number[];
+            month: components["schemas"]["CalendarMonth"];
+            /** @description The highest threshold the month's settled usage has reached; null if none or without a limit. */
+            reached_threshold: number | null;
+        };
+        CreditAlertsUpdate: {
+            /** @description 1 to 5 unique integers from 1 to 100, ascending. */
+            thresholds: number[];
+        };
+        WebhookCreateRequest: {
+            /** @description An http or https URL without credentials whose host resolves to public addresses. */
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+        };
+        Webhook: {
+            webhook_id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            /** Format: date-time */
+            created_at: string;
+        };
+        CreatedWebhook: components["schemas"]["Webhook"] & {
+            /** @description The signing secret (`whsec_…`); shown only here. */
+            secret: string;
+        };
+        WebhookList: {
+            items: components["schemas"]["Webhook"][];
+        };
+        WebhookDelivery: {
+            id: string;
+            /** @description The `id` of the delivered body; the same on every attempt, so a receiver can drop repeats. */
+            event_id: string;
+            type: components["schemas"]["WebhookEventType"];
+            /** @enum {string} */
+            state: "pending" | "delivered" | "failed";
+            /** @description Attempts started so far. */
+            attempt: number;
+            /** @description The last attempt's HTTP status; null when it got none (refused, timed out, unreachable). */
+            status_code: number | null;
+            error: string | null;
+            next_retry_at: string | null;
+            delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WebhookDeliveryList: {
+            total: number;
+            page: number;
+            page_size: number;
+            items: components["schemas"]["WebhookDelivery"][];
+        };
         AuditEvent: {
             id: string;
             /** @description E-mail of the console user, or `operator-cli`. */
@@ -794,6 +961,7 @@ export interface components {
         };
     };
     parameters: {
+        WebhookId: string;
         /** @description A key id (`key_` + ULID). Unknown, malformed and other accounts' ids all answer `404`. */
         ApiKeyId: string;
         /** @description Only this key. */
@@ -1378,6 +1546,167 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCreditAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thresholds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditAlerts"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setCreditAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditAlertsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The thresholds now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditAlerts"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint with its signing secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                page?: components["parameters"]["Page"];
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -6,6 +6,7 @@ import { isDatabaseUnavailable } from '../db/db-errors';
 import { newId } from '../db/ids';
 import { zoneMonth } from '../domain/zone-time';
 import { type AppError, appError } from '../errors';
+import { creditEventInserts } from '../domain/webhooks/credit-events.sql';
 import type { CreditMonitor } from './credit-monitor';
 import type { Reservation } from './credit-ledger';
 import type { CallAmounts, MeteredTokens } from './tiers';
@@ -107,6 +108,9 @@ const USAGE_RECORD_COLUMNS = [
 const USAGE_COLUMNS = USAGE_RECORD_COLUMNS.map(([name]) => name).join(', ');
 const USAGE_RECORD_TYPE = USAGE_RECORD_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ');
 type UsageRow = Record<(typeof USAGE_RECORD_COLUMNS)[number][0], unknown>;
+
+/** Credit events of the accounts this statement's totals carried across a threshold or to the limit. */
+const CREDIT_EVENTS = creditEventInserts('totals', '$14', true);
 
 /**
  * Group commit (docs/architecture.md §8): every call's record is committed before its reply
@@ -287,6 +291,11 @@ export class UsageRecorder {
          select pg_notify($8, account_id) from totals
          where credit_limit_micros is not null
            and credit_limit_micros - amount_micros < $14 and credit_limit_micros - before_micros >= $14
+       ), threshold_events as (
+         -- Credit alerts enter the webhook outbox with the usage that crossed them (credit-events.sql.ts).
+         ${CREDIT_EVENTS.thresholds}
+       ), limit_events as (
+         ${CREDIT_EVENTS.limit}
        )
        select account_id, month, amount_micros, (select count(*) from crossed)::int as notified, (select value from durability) as durability from totals`,
       values: [

@@ -9,13 +9,14 @@ import { ModelResolver } from './model.resolver';
 import { SessionResolver } from './session.resolver';
 import { StoredResponsesResolver } from './stored-responses.resolver';
 import { UsageResolver } from './usage.resolver';
+import { WebhookResolver } from './webhooks/webhook.resolver';
 
 export const SCHEMA_BANNER = '# Generated from the TypeGraphQL resolvers by scripts/generate.ts; do not edit.';
 
 /** The control-plane schema. Resolvers are stateless; services reach them through the request context. */
 export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [SessionResolver, ApiKeyResolver, KeyRotationResolver, UsageResolver, ModelResolver, AuditResolver, GuardrailResolver, StoredResponsesResolver],
+    resolvers: [SessionResolver, ApiKeyResolver, KeyRotationResolver, UsageResolver, ModelResolver, AuditResolver, GuardrailResolver, StoredResponsesResolver, WebhookResolver],
     validate: false,
     emitSchemaFile: false,
   });

@@ -8,6 +8,7 @@ import { actorOf, keyHandlers, sessionHandlers } from './key.handlers';
 import { installRestErrorHandler } from './rest-errors';
 import { storedResponsesHandlers } from './stored-responses.handlers';
 import { usageHandlers } from './usage.handlers';
+import { webhookHandlers } from './webhook.handlers';
 
 /**
  * Operations outside the control-plane gate: a login has no account yet (it
@@ -28,7 +29,7 @@ function gated(handlers: Record<string, OperationHandler>, gate: ControlPlaneGat
 }
 
 /** Request bodies whose rules (and messages) belong to the domain services. */
-const DOMAIN_VALIDATED = ['createKey', 'updateKey', 'createSession', 'setGuardrailPolicy'] as const;
+const DOMAIN_VALIDATED = ['createKey', 'updateKey', 'createSession', 'setGuardrailPolicy', 'setCreditAlerts', 'createWebhook'] as const;
 
 export async function installRestControlPlane(server: FastifyInstance, services: Services, contract: OpenApiContract): Promise<void> {
   await server.register(async (scope) => {
@@ -51,6 +52,7 @@ export async function installRestControlPlane(server: FastifyInstance, services:
           ...usageHandlers(services.usage, services.controlPlane),
           ...guardrailHandlers(services.guardrailPolicies),
           ...storedResponsesHandlers(services.storedResponses),
+          ...webhookHandlers(services.webhooks),
         },
         services.controlPlane,
       ),

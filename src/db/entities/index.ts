@@ -4,6 +4,7 @@ import { ApiKeySchema } from './api-key.entity';
 import { AuditEventSchema } from './audit-event.entity';
 import { ConsoleSessionSchema } from './console-session.entity';
 import { ConsoleUserSchema } from './console-user.entity';
+import { AccountCreditAlertSchema, WebhookDeliverySchema, WebhookEventSchema, WebhookSchema } from '../../domain/webhooks/webhook.entity';
 import { ConversationItemSchema, ConversationSchema, StoredItemSchema, StoredResponseSchema } from './stored-response.entity';
 
 export const entities = [
@@ -12,4 +13,8 @@ export const entities = [
   StoredItemSchema,
   ConversationSchema,
   ConversationItemSchema,
+  AccountCreditAlertSchema,
+  WebhookSchema,
+  WebhookEventSchema,
+  WebhookDeliverySchema,
 ];

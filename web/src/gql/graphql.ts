@@ -50,7 +50,7 @@ export type KeysPageQueryVariables = Exact<{
 }>;
 
 
-export type KeysPageQuery = { apiKeys: { total: number, page: number, pageSize: number, items: Array<{ id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null }> }, creditStatus: { creditLimit: string | null, currency: string, month: string, monthUsed: string, reserved: string, remaining: string | null, suspended: boolean }, settlement?: { month: string, keys: Array<{ apiKeyId: string, totalAmount: string }> } };
+export type KeysPageQuery = { apiKeys: { total: number, page: number, pageSize: number, items: Array<{ id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null }> }, creditStatus: { creditLimit: string | null, currency: string, month: string, monthUsed: string, reserved: string, remaining: string | null, suspended: boolean }, creditAlerts: { thresholds: Array<number>, month: string, reachedThreshold: number | null }, settlement?: { month: string, keys: Array<{ apiKeyId: string, totalAmount: string }> } };
 
 export type CreateApiKeyMutationVariables = Exact<{
   input: CreateApiKeyInput;
@@ -183,6 +183,11 @@ export const KeysPageDocument = new TypedDocumentString(`
     reserved
     remaining
     suspended
+  }
+  creditAlerts {
+    thresholds
+    month
+    reachedThreshold
   }
   settlement(month: $month) @include(if: $withMonthAmounts) {
     month

@@ -190,6 +190,7 @@ export function KeysPage({ request, models, canMutate, month, hasCreditLimit, on
         </div>
       </form>
 
+      <CreditAlertBanner status={keys.data?.creditStatus} reachedThreshold={keys.data?.creditAlerts.reachedThreshold ?? null} />
       {keys.data?.creditStatus && keys.data.creditStatus.creditLimit !== null ? (
         <p className="credit-summary muted" data-testid="credit-summary" title={t('credit.summaryTitle')}>
           {t('credit.summary', {
@@ -265,5 +266,25 @@ export function KeysPage({ request, models, canMutate, month, hasCreditLimit, on
       {dialog?.kind === 'rotate' ? <RotateKeyDialog request={request} apiKey={dialog.key} onRotated={reload} onClose={closeDialog} /> : null}
       {dialog?.kind === 'usage' ? <UsageDialog request={request} apiKey={dialog.key} onClose={closeDialog} /> : null}
     </section>
+  );
+}
+
+interface CreditAlertBannerProps {
+  status: { creditLimit?: string | null; currency: string; monthUsed: string; suspended: boolean } | undefined;
+  /** The highest of the account's alert thresholds the month has reached (creditAlerts). */
+  reachedThreshold: number | null;
+}
+
+/** Shown once the month's settled usage has reached one of the account's credit-alert thresholds. */
+function CreditAlertBanner({ status, reachedThreshold }: CreditAlertBannerProps) {
+  const { t } = useI18n();
+  if (!status || !status.creditLimit || (reachedThreshold === null && !status.suspended)) return null;
+  const figures = { used: status.monthUsed, limit: status.creditLimit, currency: status.currency };
+  return (
+    <div className={`alert ${status.suspended ? 'alert-error' : 'alert-warning'}`} role="status" data-testid="credit-alert-banner">
+      <span className="alert-text">
+        {status.suspended ? t('credit.alertBannerLimit', figures) : t('credit.alertBanner', { ...figures, threshold: String(reachedThreshold) })}
+      </span>
+    </div>
   );
 }

@@ -71,6 +71,8 @@ export const zh = {
   'usage.monthHint': '本月 {amount} / 额度 {limit} {currency}',
   'credit.summary': '本月额度 {limit} {currency}：已用 {used}，预留 {reserved}，剩余 {remaining}',
   'credit.summaryTitle': '预留：进行中的调用按最坏情况预先占用的额度，结算后按实际金额计入已用',
+  'credit.alertBanner': '提醒：本月用量已达额度的 {threshold}%（已用 {used} / 额度 {limit} {currency}）。',
+  'credit.alertBannerLimit': '本月用量已达额度上限（已用 {used} / 额度 {limit} {currency}），所有密钥暂停；运营方提高额度或进入下月后自动恢复。',
   'expires.never': '永不过期',
   'lastUsed.never': '从未使用',
 
@@ -242,6 +244,8 @@ export const en: Messages = {
   'usage.monthHint': 'This month {amount} of {limit} {currency} limit',
   'credit.summary': 'Monthly credit {limit} {currency}: used {used}, reserved {reserved}, remaining {remaining}',
   'credit.summaryTitle': 'Reserved: the worst case of calls in flight, held until each is settled at its exact cost',
+  'credit.alertBanner': 'Heads-up: this month\'s usage has reached {threshold}% of the credit limit ({used} of {limit} {currency}).',
+  'credit.alertBannerLimit': 'This month\'s usage has reached the credit limit ({used} of {limit} {currency}); every key is suspended until the limit is raised or the month turns.',
   'expires.never': 'Never',
   'lastUsed.never': 'Never used',
 

@@ -29,13 +29,10 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { AppError } from '../errors';
+import type { RateLimit } from '../core/rate-limit';
 
-/** A key's limits; null = that budget is unlimited. */
-export interface RateLimit {
-  requestsPerMinute: number | null;
-  tokensPerMinute: number | null;
-  concurrentRequests: number | null;
-}
+export type { RateLimit };
+
 
 export type RateKind = 'requests' | 'tokens' | 'concurrent';
 export const RATE_KINDS: readonly RateKind[] = ['requests', 'tokens', 'concurrent'];

@@ -1,6 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Per-key rate limits (DESIGN §14; src/metering/rate-limiter.ts): every
+// Per-key rate limits (DESIGN §14; src/metering/rate-limiter.ts): the
+// limits of keys and the account's default for new keys; and every
 // gateway process holds lease rows on a key's budgets, one per (key, kind,
 // UTC minute) for requests and tokens, and one per key for concurrency
 // (window_start 0). A minute's rows count until the minute ends; concurrency
@@ -9,6 +10,9 @@ export class Migration20261129123100_rate_leases extends Migration {
   override name = 'Migration20261129123100_rate_leases';
 
   override up(): void {
+    // {requests_per_minute, tokens_per_minute, concurrent_requests}; null = no limit. The account's is what new keys get.
+    this.addSql(`alter table "api_keys" add "rate_limit" jsonb null;`);
+    this.addSql(`alter table "accounts" add "key_rate_limit" jsonb null;`);
     this.addSql(`create table "rate_leases" (
       "key_id" varchar(40) not null,
       "kind" varchar(12) not null check ("kind" in ('requests', 'tokens', 'concurrent')),
@@ -59,5 +63,7 @@ export class Migration20261129123100_rate_leases extends Migration {
   override down(): void {
     this.addSql(`drop function if exists gateway_rate_grow(varchar, varchar, bigint, varchar, bigint, bigint, integer);`);
     this.addSql(`drop table if exists "rate_leases";`);
+    this.addSql(`alter table "accounts" drop column "key_rate_limit";`);
+    this.addSql(`alter table "api_keys" drop column "rate_limit";`);
   }
 }

@@ -28,7 +28,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { AppError } from '../errors';
+import { type AppError, appError } from '../errors';
 import type { RateLimit } from '../core/rate-limit';
 
 export type { RateLimit };
@@ -374,13 +374,13 @@ export class RateLimiter {
     const { kind } = refused.lease;
     const waitMs = kind === 'concurrent' ? CONCURRENCY_RETRY_MS : untilWindowEnd(refused.lease.window, now);
     const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-    const what =
+    const budget =
       kind === 'concurrent'
         ? `${refused.limit} concurrent requests`
         : kind === 'requests'
           ? `${refused.limit} requests per minute`
           : `${refused.limit} tokens per minute (this call may use up to ${refused.amount})`;
-    return new AppError('rate_limit', 'rate_limited', `This API key's rate limit of ${what} is reached; retry in ${seconds} s`, {
+    return appError('keyRateLimited', { budget, seconds }, {
       headers: {
         ...this.headersFor(wanted, now),
         'retry-after': String(seconds),

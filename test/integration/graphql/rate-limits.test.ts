@@ -24,6 +24,11 @@ describe('GraphQL: key rate limits', () => {
     expect(key.rateLimit).to.deep.equal({ requestsPerMinute: 60, tokensPerMinute: null, concurrentRequests: 2 });
     const changed = await gql(t, UPDATE_LIMIT, { id: key.id, input: { rateLimit: { tokensPerMinute: 50_000 } } }, owner.token);
     expect(dataOf(changed).updateApiKey.rateLimit).to.deep.equal({ requestsPerMinute: null, tokensPerMinute: 50_000, concurrentRequests: null });
+    // A rotation's successor is held to the same limit.
+    await gql(t, UPDATE_LIMIT, { id: key.id, input: { rateLimit: { concurrentRequests: 3 } } }, owner.token);
+    const rotated = await api(t, 'POST', `/api/v1/keys/${key.id}/rotate`, owner.token, { grace_hours: 1 });
+    expect(rotated.status, JSON.stringify(rotated.body)).to.equal(201);
+    expect(rotated.body.rate_limit).to.deep.equal({ requests_per_minute: null, tokens_per_minute: null, concurrent_requests: 3 });
     const removed = await gql(t, UPDATE_LIMIT, { id: key.id, input: { rateLimit: null } }, owner.token);
     expect(dataOf(removed).updateApiKey.rateLimit).to.equal(null);
     // REST sees the same key.

@@ -21,7 +21,7 @@
 // node_modules, @portkey-ai/gateway, itself; --no-portkey skips it),
 // --rates 250,500,1000 and --paced-seconds 10 (the open-loop paced runs,
 // bench/paced.ts), --overhead-only (skip the credit-limit runs and the
-// in-process guardrail, assessor and admission benches: quick A/B runs of the
+// in-process guardrail, assessor, credit and rate-limit admission benches: quick A/B runs of the
 // overhead tables), BENCH_GATEWAY_STDOUT=1 keeps the gateway's stdout (its log
 // lines, or what --node-arg=--trace-gc prints).
 //
@@ -768,6 +768,8 @@ try {
     (await import('./routing-assessor.bench')).runRoutingAssessorBench();
     // Credit admission's own CPU per call (bench/credit-reservation.bench.ts).
     await (await import('./credit-reservation.bench')).runCreditReservationBench();
+    // Rate-limit admission's own CPU per call and the two-process overshoot (bench/rate-limit.bench.ts).
+    await (await import('./rate-limit.bench')).runRateLimitBench();
   }
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -49,6 +49,7 @@ import { BODY_LIMIT } from './http/body-allowance';
 import { createServer, pathOf } from './http/server';
 import { HttpDrain } from './http/drain';
 import { CreditLedger } from './metering/credit-ledger';
+import { RateLimiter } from './metering/rate-limiter';
 import { CreditMonitor } from './metering/credit-monitor';
 import { UsageQueryService } from './metering/usage-query.service';
 import type { BreakerOptions, Catalog } from './core/catalog.types';
@@ -173,6 +174,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const ledger = new CreditLedger(database.pool, { leaseTtlMs: config.creditLeaseTtlMs, logger: logger.child({ component: 'credit-ledger' }) });
   ledger.start();
+  const rates = new RateLimiter(database.pool, { leaseTtlMs: config.creditLeaseTtlMs, logger: logger.child({ component: 'rate-limiter' }) });
+  rates.start();
   const usage = new UsageQueryService(database.reportPool, accounts, catalog, credit);
   const recorder = new UsageRecorder(database.pool, credit, logger.child({ component: 'metering' }), config.usageSyncCommit, ledger.holder);
   const metrics = new GatewayMetrics(new Registry(), {
@@ -180,6 +183,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     usageCommits: () => recorder.commits,
     catalogModel: (name) => catalog.resolveModel(name)?.name,
     creditAdmissions: () => ledger.counts,
+    rateAdmissions: () => rates.counts,
   });
   recorder.onRecord((input) => metrics.recorded(input));
   const providers = createProviderRegistry({ wrap: (adapter) => metrics.instrument(adapter) });
@@ -203,6 +207,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     breaker: new CircuitBreaker(breakerSettings(catalog)),
     logger: logger.child({ component: 'pipeline' }),
     credit: ledger,
+    rates,
   });
   const responseStore = new ResponseStore(database.pool, { retentionDays: config.responsesRetentionDays, logger: logger.child({ component: 'response-store' }) });
   responseStore.start();
@@ -310,6 +315,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await dispatcher.close();
       await responseStore.close();
       await ledger.close();
+      await rates.close();
       await changes.close();
       providers.close();
     },

@@ -75,11 +75,12 @@ async function run(argv: string[]): Promise<unknown> {
       overflow: { type: 'string' },
       key: { type: 'string' },
       'grace-hours': { type: 'string' },
+      'rate-limit': { type: 'string' },
     },
     strict: true,
   });
   const command = `${noun ?? ''} ${verb ?? ''}`.trim();
-  const known = ['account create', 'account list', 'user create', 'credit-limit set', 'guardrail set', 'guardrail reset', 'settlement close', 'key rotate'];
+  const known = ['account create', 'account list', 'user create', 'credit-limit set', 'guardrail set', 'guardrail reset', 'settlement close', 'key rotate', 'key-defaults set'];
   if (!known.includes(command)) throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
 
   const config = loadConfig();
@@ -129,6 +130,20 @@ async function run(argv: string[]): Promise<unknown> {
           values.overflow === undefined ? undefined : parseCreditOverflow(values.overflow, 'overflow'),
         );
         return view(account);
+      }
+      case 'key-defaults set': {
+        // The rate limit new keys of the account get: JSON as the REST body's rate_limit, or `none`.
+        const text = required(values, 'rate-limit');
+        let rateLimit: unknown = null;
+        if (text !== 'none') {
+          try {
+            rateLimit = JSON.parse(text);
+          } catch {
+            throw new UsageError('--rate-limit must be JSON such as {"requests_per_minute":60,"tokens_per_minute":null,"concurrent_requests":4}, or none');
+          }
+        }
+        const defaults = await accounts.setKeyDefaults(operator(required(values, 'account')), { rate_limit: rateLimit });
+        return { rate_limit: defaults.rateLimit };
       }
       case 'guardrail set':
       case 'guardrail reset': {

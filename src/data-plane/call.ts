@@ -3,6 +3,7 @@
 // deployment answered; served by the form's encoder.
 import { priceCall, responseUsage, unifyUsage, type MeteredTokens, type ResponseUsage } from '../metering/tiers';
 import type { Reservation } from '../metering/credit-ledger';
+import type { RateAdmission } from '../metering/rate-limiter';
 import type { UsageRecorder, UsageRecordInput, UsageStatus } from '../metering/usage-recorder';
 import type { Guardrails } from '../guardrails/guardrail-engine';
 import type { SentRequest } from '../providers/sent-request';
@@ -94,6 +95,8 @@ export class Call {
     readonly reservation: Reservation | null = null,
     /** What the attempt sent its upstream: the input billed when the upstream's own figure never comes. */
     private readonly sent: SentRequest | null = null,
+    /** What the key's rate limit took for the call (null: the key has none): the slot ends and the tokens settle when it is metered. */
+    readonly rate: RateAdmission | null = null,
   ) {}
 
   get requestId(): string {
@@ -264,7 +267,10 @@ export class Call {
   }
 
   private async meter(status: UsageStatus, errorCode: string | null): Promise<ResponseUsage> {
+    // The upstream exchange is over: the key's concurrency slot is free whatever the record's fate.
+    this.rate?.end();
     const tokens = await this.finalTokens();
+    this.rate?.settleTokens(tokens.inputCacheHit + tokens.inputCacheMiss + tokens.output);
     let hits = this.inputHits;
     for (const rule in this.filter.hits) {
       if (hits === this.inputHits) hits = { ...this.inputHits };

@@ -7,6 +7,7 @@ import { hashSecret, hasSecretShape, hasValidChecksum } from '../domain/keys/key
 import { effectiveStatus, type StoredStatus } from '../domain/keys/key-status';
 import { zoneDate } from '../domain/zone-time';
 import { type AppError, appError } from '../errors';
+import { rateLimitOf, type RateLimit, type RateLimitJson } from '../core/rate-limit';
 import type { CreditMonitor } from '../metering/credit-monitor';
 
 /** Shared by every call made with the key while it is cached: never mutated. */
@@ -15,6 +16,8 @@ export interface AuthenticatedKey {
   readonly keyName: string;
   readonly modelScope: ReadonlySet<string>;
   readonly account: AccountView;
+  /** The key's rate limit (DESIGN §14); null = none. A change reaches every process through the change feed like any key change. */
+  readonly rateLimit: RateLimit | null;
   /**
    * Registers a call made with this key: `cut` is called with the refusal a
    * new call would get once the key stops being usable (suspended,
@@ -40,6 +43,7 @@ interface KeyRow {
   expires_at: string | null;
   cancels_at: Date | null;
   model_scope: string[];
+  rate_limit: RateLimitJson | null;
   account_id: string;
   account_name: string;
   timezone: string;
@@ -241,7 +245,7 @@ export class KeyAuthenticator {
   }
 }
 
-const KEY_SELECT = `select k.id, k.name, k.status, to_char(k.expires_at, 'YYYY-MM-DD') as expires_at, k.cancels_at, k.model_scope, k.account_id,
+const KEY_SELECT = `select k.id, k.name, k.status, to_char(k.expires_at, 'YYYY-MM-DD') as expires_at, k.cancels_at, k.model_scope, k.rate_limit, k.account_id,
        a.name as account_name, a.timezone, a.currency, a.credit_limit_micros, a.credit_overflow, a.created_at as account_created_at
        from api_keys k join accounts a on a.id = k.account_id`;
 
@@ -265,6 +269,7 @@ function entryOf(row: KeyRow, authenticator: { watch(key: { keyId: string; accou
       keyName: row.name,
       modelScope: new Set(row.model_scope),
       account: accountOf(row),
+      rateLimit: rateLimitOf(row.rate_limit),
       watch: (cut) => authenticator.watch(ids, cut),
     },
     stored: row.status,

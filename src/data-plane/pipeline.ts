@@ -5,8 +5,9 @@ import type { Logger } from 'pino';
 import { AppError, appError, ERRORS } from '../errors';
 import { GuardrailBlockedError, type Guardrails, type InputInspector } from '../guardrails/guardrail-engine';
 import type { CreditLedger, Reservation } from '../metering/credit-ledger';
+import type { RateAdmission, RateLimiter } from '../metering/rate-limiter';
 import { mulCeil } from '../core/decimal';
-import { worstCase } from '../metering/worst-case';
+import { worstCase, type WorstCase } from '../metering/worst-case';
 import { priceCall } from '../metering/tiers';
 import type { UsageRecorder, UsageStatus } from '../metering/usage-recorder';
 import { UpstreamError, type ProviderAdapter } from '../providers/provider';
@@ -27,6 +28,8 @@ export interface PipelineDeps {
   logger: Logger;
   /** Admission against the accounts' credit limits (docs/architecture.md §9). */
   credit: CreditLedger;
+  /** Admission against the keys' rate limits (DESIGN §14). */
+  rates: RateLimiter;
 }
 
 export const deploymentId = (d: Deployment): string => `${d.provider.name}/${d.model}`;
@@ -110,35 +113,49 @@ export class Pipeline {
     const tier = assessment.tier;
     const candidates = model.routes[tier];
     const filter = () => guardrails.createOutputFilter();
-    const admitted = this.admit(ctx, inbound, request, candidates, inspect.hits, tier === 'thinking');
-    const reservation = admitted instanceof Promise ? await admitted : admitted;
+    const worst = this.worstCaseFor(ctx, inbound, request, candidates, inspect.hits, tier === 'thinking');
+    // The key's rate limit first: a refusal there takes nothing from the account's credit.
+    const rated = ctx.key.rateLimit ? this.deps.rates.admit(ctx.key.keyId, ctx.key.rateLimit, worst?.tokens ?? 0) : null;
+    const rate = rated instanceof Promise ? await rated : rated;
+    let reservation: Reservation | null;
     try {
-      return await this.answer(ctx, request, model.name, { tier, assessment, candidates, filter, inspect, identity: { ...identity, reservation } });
+      const admitted = worst && ctx.key.account.creditLimitMicros !== null ? this.admit(request, ctx, worst) : null;
+      reservation = admitted instanceof Promise ? await admitted : admitted;
     } catch (error) {
-      // Nothing was metered for it (a refusal record costs nothing): the reservation goes back.
+      // Refused for credit: the call never was, for the rate limit too.
+      rate?.undo();
+      throw error;
+    }
+    try {
+      return await this.answer(ctx, request, model.name, { tier, assessment, candidates, filter, inspect, identity: { ...identity, reservation }, rate });
+    } catch (error) {
+      // Nothing was metered for it (a refusal record costs nothing): the reservation goes back, and the call's slot and tokens.
       reservation?.release();
+      rate?.end();
+      rate?.settleTokens(0);
       throw error;
     }
   }
 
   /**
-   * Reserves the call's worst case against its account's credit limit, or
-   * throws the limit's 429; lowers max_tokens when the account chose that and
-   * the reservation says so. Accounts without a limit reserve nothing.
+   * The most the call can cost and be metered (DESIGN §9), when its account
+   * has a credit limit or its key a tokens-per-minute limit; the upstream is
+   * then bound to the output it was reserved for. Null when neither needs it.
    */
-  private admit(
+  private worstCaseFor(
     ctx: CallContext,
     inbound: InboundCall,
     request: CanonicalRequest,
     deployments: readonly Deployment[],
     hits: Record<string, number>,
     thinkingRoute: boolean,
-  ): Reservation | null | Promise<Reservation> {
-    const { account } = ctx.key;
-    if (account.creditLimitMicros === null) return null;
+  ): WorstCase | null {
+    if (ctx.key.account.creditLimitMicros === null && (ctx.key.rateLimit?.tokensPerMinute ?? null) === null) return null;
     let redactions = 0;
     for (const rule in hits) redactions += hits[rule]!;
-    const worst = worstCase({
+    // The upstream must not produce more than was reserved for, even where the caller set no bound.
+    request.boundOutput = true;
+    return worstCase({
       request,
       deployments,
       prices: this.deps.catalog.prices,
@@ -146,13 +163,19 @@ export class Pipeline {
       redactions,
       thinkingRoute,
     });
-    // The upstream must not produce more than was reserved for, even where the caller set no bound.
-    request.boundOutput = true;
+  }
+
+  /**
+   * Reserves the call's worst case against its account's credit limit, or
+   * throws the limit's 429; lowers max_tokens when the account chose that and
+   * the reservation says so.
+   */
+  private admit(request: CanonicalRequest, ctx: CallContext, worst: WorstCase): Reservation | Promise<Reservation> {
     const lowerTo = (reservation: Reservation): Reservation => {
       if (reservation.lowered) request.maxTokens = reservation.lowered.to;
       return reservation;
     };
-    const admitted = this.deps.credit.admit({ account, worst });
+    const admitted = this.deps.credit.admit({ account: ctx.key.account, worst });
     return admitted instanceof Promise ? admitted.then(lowerTo) : lowerTo(admitted);
   }
 
@@ -168,9 +191,11 @@ export class Pipeline {
       inspect: ReturnType<Guardrails['inputInspector']>;
       /** Whose call it is, with what admission reserved for it. */
       identity: CallIdentity;
+      /** What the key's rate limit took for it. */
+      rate: RateAdmission | null;
     },
   ): Promise<Call> {
-    const { tier, assessment, candidates, filter, inspect, identity } = plan;
+    const { tier, assessment, candidates, filter, inspect, identity, rate } = plan;
     const reservation = identity.reservation ?? null;
 
     let lastError: UpstreamError | undefined;
@@ -192,7 +217,7 @@ export class Pipeline {
       const sent = new SentRequest();
       const iterator = adapter.stream({ request, deployment, signal: ctx.signal, dropped, sent })[Symbol.asyncIterator]();
       const call = (first: IteratorResult<CanonicalEvent>): Call =>
-        new Call(this.deps, ctx, request, route, modelName, first, iterator, filter(), inspect.hits, dropped, reservation, sent);
+        new Call(this.deps, ctx, request, route, modelName, first, iterator, filter(), inspect.hits, dropped, reservation, sent, rate);
       try {
         const first = await iterator.next();
         this.deps.breaker.success(deploymentId(deployment));

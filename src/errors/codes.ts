@@ -106,6 +106,13 @@ export const ERRORS = {
     message: (p: { worst: string; remaining: string; currency: string }) =>
       `The account's monthly credit limit cannot cover this call: its worst case (${p.worst} ${p.currency}: its input, what its tools and references may add, and max_tokens at the output price) exceeds the ${p.remaining} ${p.currency} not yet used or reserved (the limit less month-to-date usage and the calls in flight); a smaller max_tokens or prompt may fit`,
   },
+  keyRateLimited: {
+    code: 'rate_limited',
+    kind: 'rate_limit',
+    // The official clients retry it after retry-after (set per refusal: when the minute ends, or 1 s for concurrency).
+    headers: { 'x-should-retry': 'true' },
+    message: (p: { budget: string; seconds: number }) => `This API key's rate limit of ${p.budget} is reached; retry in ${p.seconds} s`,
+  },
   tooManyTokenCounts: {
     code: 'too_many_requests',
     kind: 'rate_limit',

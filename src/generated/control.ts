@@ -287,6 +287,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/key-defaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Defaults for new keys
+         * @description The rate limit a new key gets when its creation does not name one (null = none, the default).
+         */
+        get: operations["getKeyDefaults"];
+        /**
+         * Set the defaults for new keys
+         * @description Sets the rate limit new keys of the account get; existing keys keep
+         *     theirs. Owners and admins; audited (`account.key_defaults_set`).
+         */
+        put: operations["setKeyDefaults"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/stored-responses": {
         parameters: {
             query?: never;
@@ -566,6 +591,8 @@ export interface components {
             model_scope: string[];
             /** @description Last valid day (account time zone); null = never expires. */
             expires_at: components["schemas"]["CalendarDate"] | null;
+            /** @description The key's rate limit, held across every gateway process; null = none. Over it a call gets 429 `rate_limited` with `retry-after`. */
+            rate_limit: components["schemas"]["RateLimit"] | null;
             /** @description Time of the last successful call, `YYYY-MM-DD HH:MM:SS` in the account time zone; null = never used. */
             last_used_at: string | null;
             /** Format: date-time */
@@ -607,6 +634,8 @@ export interface components {
             model_scope: string[];
             /** @description Last valid day, today or later in the account time zone; omitted or null = never expires. */
             expires_at?: components["schemas"]["CalendarDate"] | null;
+            /** @description The key's rate limit; null = none; omitted = the account's default for new keys (`PUT /api/v1/account/key-defaults`). */
+            rate_limit?: components["schemas"]["RateLimit"] | null;
         };
         /** @description Any subset of the fields; the same rules as on create. */
         UpdateKeyRequest: {
@@ -615,6 +644,26 @@ export interface components {
             model_scope?: string[];
             /** @description A future date revives an expired key; null = never expires. */
             expires_at?: components["schemas"]["CalendarDate"] | null;
+            /** @description A new rate limit, in force on every process at the next call; null removes it. */
+            rate_limit?: components["schemas"]["RateLimit"] | null;
+        };
+        /**
+         * @description Per-key budgets, each held across every gateway process on the
+         *     database: requests and unified tokens per UTC calendar minute (a
+         *     call's tokens are its worst case at admission, corrected at
+         *     settlement) and calls running at once. A null budget is unlimited.
+         *     Answers of a limited key carry `x-ratelimit-limit-requests`,
+         *     `x-ratelimit-remaining-requests`, `x-ratelimit-reset-requests` (and
+         *     the `-tokens` ones).
+         */
+        RateLimit: {
+            requests_per_minute: number | null;
+            tokens_per_minute: number | null;
+            concurrent_requests: number | null;
+        };
+        /** @description What new keys of the account get unless their creation says otherwise. */
+        KeyDefaults: {
+            rate_limit: components["schemas"]["RateLimit"] | null;
         };
         TierAmount: {
             tier: components["schemas"]["PriceTierName"];
@@ -1440,6 +1489,58 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getKeyDefaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The defaults. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyDefaults"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setKeyDefaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyDefaults"];
+            };
+        };
+        responses: {
+            /** @description The defaults now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyDefaults"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -69,6 +69,8 @@ export const MINIMAL_PROMPT_TOKENS = 256;
 const TOKEN_CEILING = 1e13;
 
 export interface WorstCase {
+  /** Unified tokens the call can be metered at most at the requested max_tokens (what a key's tokens-per-minute limit reserves). */
+  tokens: number;
   /** Micro-units: the call's cost at the requested max_tokens. */
   micros: number;
   /** The requested max_tokens. */
@@ -109,20 +111,22 @@ const greater = (a: Decimal, b: Decimal): Decimal => (a.units * 10n ** BigInt(b.
  * input token can meet in the miss tier (a cache write when the body can
  * write), and one unified token more per part metering rounds up on its own.
  */
+/** The largest unify factor an input token can meet in the miss tier: a cache write's when the body can write. */
+function inputFactor(unify: UnifyFactors, cacheWrite: InputScan['cacheWrite']): Decimal {
+  let factor = unify.input;
+  if (cacheWrite !== 'none') factor = greater(factor, unify.cacheWrite5m ?? unify.input);
+  if (cacheWrite === '1h') factor = greater(factor, unify.cacheWrite1h ?? unify.input);
+  return factor;
+}
+
 function inputPricing(unify: UnifyFactors, prices: Record<PriceTier, Decimal>, priceClass: PriceClass, cacheWrite: InputScan['cacheWrite']) {
   const hit = prices[`${priceClass}.input_cache_hit`];
   const miss = prices[`${priceClass}.input_cache_miss`];
-  let missFactor = unify.input;
+  const missFactor = inputFactor(unify, cacheWrite);
   let slackUnits = mulCeil(1, unify.input);
   if (cacheWrite !== 'none') {
-    const write5m = unify.cacheWrite5m ?? unify.input;
-    missFactor = greater(missFactor, write5m);
-    slackUnits += mulCeil(1, write5m);
-    if (cacheWrite === '1h') {
-      const write1h = unify.cacheWrite1h ?? unify.input;
-      missFactor = greater(missFactor, write1h);
-      slackUnits += mulCeil(1, write1h);
-    }
+    slackUnits += mulCeil(1, unify.cacheWrite5m ?? unify.input);
+    if (cacheWrite === '1h') slackUnits += mulCeil(1, unify.cacheWrite1h ?? unify.input);
   }
   // Each tier's amount is rounded half up once more: 2 micro-units.
   const slack = amount(mulCeil(1, unify.cachedInput), hit) + amount(slackUnits, miss) + 2n;
@@ -210,11 +214,22 @@ export function worstCase(input: WorstCaseInput): WorstCase {
     return Number(inputMicros + outputMicros);
   };
   const requested = request.maxTokens;
+  // Unified tokens at the most: the costliest unify factor an input token can meet, one more per metered part for its rounding, and the output.
+  let tokens = 0;
+  for (let i = 0; i < deployments.length; i++) {
+    const d = deployments[i]!;
+    const sent = forwardedMaxTokens(request, requested, d);
+    const input = Math.min(baseTokens[i]! + rereads * sent, TOKEN_CEILING);
+    const factor = greater(inputFactor(d.unify, scan.cacheWrite), d.unify.cachedInput);
+    const most = mulCeil(input, factor) + 2 + mulCeil(sent + scan.extraOutput, d.unify.output);
+    if (most > tokens) tokens = most;
+  }
   // A caller's own thinking budget must stay below max_tokens (Anthropic refuses otherwise).
   const floor = Math.min(requested, MIN_USEFUL_OUTPUT_TOKENS + (request.thinking?.type === 'enabled' ? (request.thinking.budgetTokens ?? 0) : 0));
   const micros = total(requested);
   const minimumMicros = floor === requested ? micros : total(floor);
   return {
+    tokens,
     micros,
     maxTokens: requested,
     minimumMicros,

@@ -5,6 +5,7 @@
 // prompt text, so neither cardinality nor confidentiality depends on callers.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { AdmissionCounts } from '../metering/credit-ledger';
+import { RATE_KINDS, type RateCounts } from '../metering/rate-limiter';
 import type { UsageRecorder, UsageRecordInput } from '../metering/usage-recorder';
 import { UpstreamError, type ProviderAdapter, type ProviderCall } from '../providers/provider';
 import type { CanonicalEvent } from '../core/canonical';
@@ -40,6 +41,7 @@ export interface GatewayMetricsOptions {
   catalogModel: (name: string) => string | undefined;
   /** How credit admissions were decided, and the ledger's round trips to PostgreSQL (CreditLedger.counts). */
   creditAdmissions?: () => AdmissionCounts;
+  rateAdmissions?: () => RateCounts;
 }
 
 export class GatewayMetrics {
@@ -146,6 +148,23 @@ export class GatewayMetrics {
       readThrough('gateway_credit_ledger_round_trips_total', 'Round trips to the credit ledger in PostgreSQL (lease grows); accounts far from their limit make one per heartbeat period', () => admissions().grows);
       readThrough('gateway_credit_ledger_wait_seconds_total', 'Seconds calls waited for the credit ledger in all (the `ledger` admissions); every other admission is a few µs of CPU', () => admissions().ledgerWaitSeconds);
       readThrough('gateway_credit_ledger_wait_max_seconds', 'The longest wait of one call for the credit ledger since the process started', () => admissions().ledgerWaitMaxSeconds);
+    }
+    const rates = this.options.rateAdmissions;
+    if (rates) {
+      new Gauge({
+        name: 'gateway_rate_limit_admissions_total',
+        help: 'Admissions of calls of keys with a rate limit, by outcome (admitted, refused with 429 rate_limited) and budget (requests, tokens, concurrent); no key in the labels',
+        labelNames: ['outcome', 'limit'],
+        registers,
+        collect() {
+          const counts = rates();
+          for (const kind of RATE_KINDS) {
+            this.labels('admitted', kind).set(counts.admitted[kind]);
+            this.labels('refused', kind).set(counts.refused[kind]);
+          }
+        },
+      });
+      readThrough('gateway_rate_limit_round_trips_total', 'Round trips to the rate-limit leases in PostgreSQL (lease grows); keys far from their limits make one per spare chunk', () => rates().grows);
     }
     readThrough('gateway_usage_queue_depth', 'Usage records waiting for their group commit', this.options.usageQueueDepth);
   }

@@ -2,6 +2,7 @@ import type { KeyView } from '../../domain/keys/api-key.service';
 import type { ApiKeyType } from './api-key.type';
 import type { CreateApiKeyInput } from './create-api-key.input';
 import type { UpdateApiKeyInput } from './update-api-key.input';
+import { rateLimitBody, toRateLimitType } from './rate-limit.type';
 
 export function toApiKeyType(key: KeyView): ApiKeyType {
   return {
@@ -13,6 +14,7 @@ export function toApiKeyType(key: KeyView): ApiKeyType {
     usedTokens: key.usedTokens,
     modelScope: key.modelScope,
     expiresAt: key.expiresAt,
+    rateLimit: toRateLimitType(key.rateLimit),
     lastUsedAt: key.lastUsedAt,
     createdAt: key.createdAt.toISOString(),
     secretHint: key.secretHint,
@@ -33,5 +35,6 @@ export function toKeyBody(input: CreateApiKeyInput | UpdateApiKeyInput): Record<
   if (input.dimension !== undefined) body.dimension = input.dimension;
   if (input.modelScope !== undefined) body.model_scope = input.modelScope;
   if (input.expiresAt !== undefined) body.expires_at = input.expiresAt;
+  if (input.rateLimit !== undefined) body.rate_limit = rateLimitBody(input.rateLimit);
   return body;
 }

@@ -1,6 +1,7 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import { PageType } from './page.type';
 import { SafeInt } from './scalars';
+import { RateLimitType } from './rate-limit.type';
 
 @ObjectType({ description: 'An API key as the console shows it; never carries the secret.' })
 export class ApiKeyType {
@@ -27,6 +28,9 @@ export class ApiKeyType {
 
   @Field(() => String, { nullable: true, description: 'Last valid day, YYYY-MM-DD; null = never expires.' })
   expiresAt!: string | null;
+
+  @Field(() => RateLimitType, { nullable: true, description: 'Requests and tokens per minute and concurrent requests; null = no limit.' })
+  rateLimit!: RateLimitType | null;
 
   @Field(() => String, { nullable: true, description: 'YYYY-MM-DD HH:MM:SS in the account time zone.' })
   lastUsedAt!: string | null;

@@ -1,4 +1,5 @@
 import { Field, InputType } from 'type-graphql';
+import { RateLimitInput } from './rate-limit.type';
 
 @InputType()
 export class CreateApiKeyInput {
@@ -13,4 +14,7 @@ export class CreateApiKeyInput {
 
   @Field(() => String, { nullable: true, description: 'Last valid day YYYY-MM-DD (today or later); null = never expires.' })
   expiresAt?: string | null;
+
+  @Field(() => RateLimitInput, { nullable: true, description: 'null = no limit; absent = unchanged (on create: the account default for new keys).' })
+  rateLimit?: RateLimitInput | null;
 }

@@ -1,4 +1,5 @@
 import { Field, InputType } from 'type-graphql';
+import { RateLimitInput } from './rate-limit.type';
 
 /** Absent fields stay unchanged; an explicit `expiresAt: null` means "never expires". */
 @InputType()
@@ -14,4 +15,7 @@ export class UpdateApiKeyInput {
 
   @Field(() => String, { nullable: true })
   expiresAt?: string | null;
+
+  @Field(() => RateLimitInput, { nullable: true, description: 'null = no limit; absent = unchanged (on create: the account default for new keys).' })
+  rateLimit?: RateLimitInput | null;
 }

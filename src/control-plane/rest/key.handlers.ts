@@ -4,6 +4,7 @@ import { KEY_SORTS, KEY_STATUSES, type ApiKeyService } from '../../domain/keys/a
 import { DIMENSIONS } from '../../domain/keys/key-input';
 import type { KeyRotationService } from '../../domain/keys/key-rotation.service';
 import type { SessionService } from '../../domain/auth/session.service';
+import type { AccountService } from '../../domain/accounts/account.service';
 import type { AuditService } from '../../domain/audit/audit.service';
 import { appError } from '../../errors';
 import type { OperationHandler } from '../../http/openapi-router';
@@ -29,6 +30,14 @@ export function sessionHandlers(sessions: SessionService): Record<string, Operat
       void reply.code(204);
       return null;
     },
+  };
+}
+
+/** The account's defaults for new keys (DESIGN §14). */
+export function keyDefaultsHandlers(accounts: AccountService): Record<string, OperationHandler> {
+  return {
+    getKeyDefaults: async ({ request }) => ({ rate_limit: (await accounts.keyDefaults(actorOf(request))).rateLimit }),
+    setKeyDefaults: async ({ request, body }) => ({ rate_limit: (await accounts.setKeyDefaults(actorOf(request), body)).rateLimit }),
   };
 }
 

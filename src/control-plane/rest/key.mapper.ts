@@ -11,6 +11,7 @@ export function keySummary(key: KeyView) {
     used_tokens: key.usedTokens,
     model_scope: key.modelScope,
     expires_at: key.expiresAt,
+    rate_limit: key.rateLimit,
     last_used_at: key.lastUsedAt,
     created_at: key.createdAt.toISOString(),
     secret_hint: key.secretHint,

@@ -4,7 +4,7 @@ import { mountOperations, type OpenApiContract, type OperationHandler } from '..
 import type { ControlPlaneGate } from '../control-plane-gate';
 import { requiredSession } from '../session-first';
 import { guardrailHandlers } from './guardrail.handlers';
-import { actorOf, keyHandlers, sessionHandlers } from './key.handlers';
+import { actorOf, keyDefaultsHandlers, keyHandlers, sessionHandlers } from './key.handlers';
 import { installRestErrorHandler } from './rest-errors';
 import { storedResponsesHandlers } from './stored-responses.handlers';
 import { usageHandlers } from './usage.handlers';
@@ -29,7 +29,7 @@ function gated(handlers: Record<string, OperationHandler>, gate: ControlPlaneGat
 }
 
 /** Request bodies whose rules (and messages) belong to the domain services. */
-const DOMAIN_VALIDATED = ['createKey', 'updateKey', 'createSession', 'setGuardrailPolicy', 'setCreditAlerts', 'createWebhook'] as const;
+const DOMAIN_VALIDATED = ['createKey', 'updateKey', 'createSession', 'setGuardrailPolicy', 'setCreditAlerts', 'createWebhook', 'setKeyDefaults'] as const;
 
 export async function installRestControlPlane(server: FastifyInstance, services: Services, contract: OpenApiContract): Promise<void> {
   await server.register(async (scope) => {
@@ -49,6 +49,7 @@ export async function installRestControlPlane(server: FastifyInstance, services:
         {
           ...sessionHandlers(services.sessions),
           ...keyHandlers(services.keys, services.rotations, services.audit),
+          ...keyDefaultsHandlers(services.accounts),
           ...usageHandlers(services.usage, services.controlPlane),
           ...guardrailHandlers(services.guardrailPolicies),
           ...storedResponsesHandlers(services.storedResponses),

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import type { RateLimitJson } from '../../core/rate-limit';
 
 export const AccountSchema = defineEntity({
   name: 'Account',
@@ -16,6 +17,8 @@ export const AccountSchema = defineEntity({
      * when at least a useful minimum does (docs/architecture.md §9).
      */
     creditOverflow: p.string().length(20).default('refuse'),
+    /** The rate limit new keys of the account get unless their creation says otherwise; null = none. */
+    keyRateLimit: p.json<RateLimitJson>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { AccountSchema } from './account.entity';
+import type { RateLimitJson } from '../../core/rate-limit';
 
 export const API_KEY_STORED_STATUSES = ['active', 'suspended', 'cancelled'] as const;
 
@@ -19,6 +20,8 @@ export const ApiKeySchema = defineEntity({
     modelScope: p.json<string[]>(),
     /** Last valid day (YYYY-MM-DD, account zone); null = never expires. */
     expiresAt: p.date().nullable(),
+    /** Requests and unified tokens per minute, concurrent requests; null = no limit (DESIGN §14). */
+    rateLimit: p.json<RateLimitJson>().nullable(),
     /** SHA-256 (hex) of the secret; the secret itself is never stored. */
     secretHash: p.string().length(64).unique(),
     secretHint: p.string().length(32),

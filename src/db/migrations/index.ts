@@ -12,6 +12,7 @@ import { Migration20261128120000_usage_estimated } from './Migration202611281200
 import { Migration20261129100000_stored_responses } from './Migration20261129100000_stored_responses';
 import { Migration20261129110000_audit_append_only } from './Migration20261129110000_audit_append_only';
 import { Migration20261129120000_key_rotation } from './Migration20261129120000_key_rotation';
+import { Migration20261129123100_rate_leases } from './Migration20261129123100_rate_leases';
 import { Migration20261129130000_webhooks } from './Migration20261129130000_webhooks';
 
 export const MIGRATIONS: MigrationObject[] = [
@@ -24,5 +25,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129100000_stored_responses', class: Migration20261129100000_stored_responses },
   { name: 'Migration20261129110000_audit_append_only', class: Migration20261129110000_audit_append_only },
   { name: 'Migration20261129120000_key_rotation', class: Migration20261129120000_key_rotation },
+  { name: 'Migration20261129123100_rate_leases', class: Migration20261129123100_rate_leases },
   { name: 'Migration20261129130000_webhooks', class: Migration20261129130000_webhooks },
 ];

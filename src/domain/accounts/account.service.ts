@@ -5,7 +5,8 @@ import { AccountSchema } from '../../db/entities/account.entity';
 import { newId } from '../../db/ids';
 import { conflict, invalid, notFound } from '../../errors';
 import { parseDecimal, toMicros, toSafeNumber } from '../../core/decimal';
-import type { Actor } from '../actor';
+import { assertCanMutate, type Actor } from '../actor';
+import { parseRateLimit, type RateLimitJson } from '../../core/rate-limit';
 import type { AuditService } from '../audit/audit.service';
 import { inTransaction } from '../../db/transaction';
 
@@ -97,6 +98,30 @@ export class AccountService {
   async findByName(name: string): Promise<AccountView | null> {
     const account = await this.orm.em.fork().findOne(AccountSchema, { name });
     return account ? toView(account) : null;
+  }
+
+  /** The rate limit new keys of the account get unless their creation names one (null = none). */
+  async keyDefaults(actor: Actor): Promise<{ rateLimit: RateLimitJson | null }> {
+    const account = await this.orm.em.fork().findOne(AccountSchema, { id: actor.accountId });
+    if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
+    return { rateLimit: account.keyRateLimit ?? null };
+  }
+
+  /** Sets the defaults for new keys (owners and admins); existing keys keep their limits. */
+  async setKeyDefaults(actor: Actor, body: unknown): Promise<{ rateLimit: RateLimitJson | null }> {
+    assertCanMutate(actor);
+    if (typeof body !== 'object' || body === null || Array.isArray(body) || !('rate_limit' in body)) {
+      throw invalid('rate_limit', 'rate_limit is required: an object with requests_per_minute, tokens_per_minute, concurrent_requests, or null for none');
+    }
+    const rateLimit = parseRateLimit((body as { rate_limit: unknown }).rate_limit);
+    return inTransaction(this.orm, async (em) => {
+      const account = await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
+      this.audit.record(em, actor, 'account.key_defaults_set', null, { rate_limit: { from: account.keyRateLimit ?? null, to: rateLimit } });
+      account.keyRateLimit = rateLimit;
+      await em.flush();
+      return { rateLimit };
+    });
   }
 
   /**

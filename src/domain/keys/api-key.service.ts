@@ -1,6 +1,8 @@
 import { LockMode, UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { CHANNELS, notifyChange } from '../../db/change-feed';
 import { ApiKeySchema, type ApiKey } from '../../db/entities/api-key.entity';
+import { AccountSchema } from '../../db/entities/account.entity';
+import type { RateLimitJson } from '../../core/rate-limit';
 import type { AuditChanges } from '../../db/entities/audit-event.entity';
 import { newId } from '../../db/ids';
 import { conflict, notFound } from '../../errors';
@@ -22,6 +24,7 @@ export interface KeyView {
   usedTokens: number;
   modelScope: string[];
   expiresAt: string | null;
+  rateLimit: RateLimitJson | null;
   /** `YYYY-MM-DD HH:MM:SS` in the account zone. */
   lastUsedAt: string | null;
   createdAt: Date;
@@ -132,6 +135,7 @@ export class ApiKeyService {
       usedTokens: key.usedTokens,
       modelScope: key.modelScope,
       expiresAt: key.expiresAt ?? null,
+      rateLimit: key.rateLimit ?? null,
       lastUsedAt: key.lastUsedAt ? zoneDateTime(ctx.account.timezone, key.lastUsedAt) : null,
       createdAt: key.createdAt,
       secretHint: key.secretHint,
@@ -190,6 +194,8 @@ export class ApiKeyService {
     const secret = generateSecret();
     const key = await this.mutate(actor, async (em) => {
       await this.assertNameFree(em, actor.accountId, fields.name, null);
+      // A key created without a rate limit named gets the account's default for new keys.
+      if (fields.rateLimit === undefined) fields.rateLimit = (await em.findOne(AccountSchema, { id: actor.accountId }))?.keyRateLimit ?? null;
       const created = em.create(ApiKeySchema, {
         id: newId('key'),
         account: actor.accountId,
@@ -198,6 +204,7 @@ export class ApiKeyService {
         status: 'active',
         modelScope: fields.modelScope,
         expiresAt: fields.expiresAt,
+        rateLimit: fields.rateLimit,
         secretHash: hashSecret(secret),
         secretHint: secretHint(secret),
         usedTokens: 0,
@@ -220,12 +227,19 @@ export class ApiKeyService {
       const key = await this.lockKey(em, actor, id);
       if (key.status === 'cancelled') throw conflict('key_cancelled', 'a cancelled key cannot be updated');
       if (fields.name !== undefined && fields.name !== key.name) await this.assertNameFree(em, actor.accountId, fields.name, key.id);
-      const before: Partial<KeyFields> = { name: key.name, dimension: key.dimension as Dimension, modelScope: key.modelScope, expiresAt: key.expiresAt ?? null };
+      const before: Partial<KeyFields> = {
+        name: key.name,
+        dimension: key.dimension as Dimension,
+        modelScope: key.modelScope,
+        expiresAt: key.expiresAt ?? null,
+        rateLimit: key.rateLimit ?? null,
+      };
       const changes = changesOf(before, fields);
       if (fields.name !== undefined) key.name = fields.name;
       if (fields.dimension !== undefined) key.dimension = fields.dimension;
       if (fields.modelScope !== undefined) key.modelScope = fields.modelScope;
       if (fields.expiresAt !== undefined) key.expiresAt = fields.expiresAt;
+      if (fields.rateLimit !== undefined) key.rateLimit = fields.rateLimit;
       if (Object.keys(changes).length > 0) this.audit.record(em, actor, 'key.update', key.id, changes);
       return key;
     });
@@ -326,6 +340,7 @@ const WIRE_NAMES: Record<keyof KeyFields, string> = {
   dimension: 'dimension',
   modelScope: 'model_scope',
   expiresAt: 'expires_at',
+  rateLimit: 'rate_limit',
 };
 
 function changesOf(before: Partial<KeyFields>, after: Partial<KeyFields>): AuditChanges {

@@ -1,6 +1,7 @@
 // Validation of key fields (docs/architecture.md §14). Every failure is a 400 naming the field.
 import { invalid } from '../../errors';
 import { isCalendarDate } from '../zone-time';
+import { parseRateLimit, type RateLimitJson } from '../../core/rate-limit';
 
 export const DIMENSIONS = ['部门', '业务线', '成本中心'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -11,6 +12,8 @@ export interface KeyFields {
   modelScope: string[];
   /** `YYYY-MM-DD` or null = never expires. */
   expiresAt: string | null;
+  /** null = no limit; undefined on create = the account's default for new keys. */
+  rateLimit?: RateLimitJson | null;
 }
 
 export interface ValidationContext {
@@ -20,7 +23,7 @@ export interface ValidationContext {
   knownModels(): string[];
 }
 
-const FIELDS = ['name', 'dimension', 'model_scope', 'expires_at'] as const;
+const FIELDS = ['name', 'dimension', 'model_scope', 'expires_at', 'rate_limit'] as const;
 
 function assertObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -81,6 +84,7 @@ export function parseCreateInput(body: unknown, ctx: ValidationContext): KeyFiel
     dimension: dimension(record.dimension),
     modelScope: modelScope(record.model_scope, ctx),
     expiresAt: expiresAt(record.expires_at, ctx),
+    ...(record.rate_limit !== undefined ? { rateLimit: parseRateLimit(record.rate_limit) } : {}),
   };
 }
 
@@ -91,6 +95,7 @@ export function parseUpdateInput(body: unknown, ctx: ValidationContext): Partial
   if (record.dimension !== undefined) out.dimension = dimension(record.dimension);
   if (record.model_scope !== undefined) out.modelScope = modelScope(record.model_scope, ctx);
   if ('expires_at' in record) out.expiresAt = expiresAt(record.expires_at, ctx);
+  if (record.rate_limit !== undefined) out.rateLimit = parseRateLimit(record.rate_limit);
   if (Object.keys(out).length === 0) throw invalid('body', `the request body has nothing to update; send at least one of ${FIELDS.join(', ')}`);
   return out;
 }

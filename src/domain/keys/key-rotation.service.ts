@@ -80,6 +80,8 @@ export class KeyRotationService {
         dimension: old.dimension,
         modelScope: old.modelScope,
         expiresAt: old.expiresAt ?? null,
+        // The successor is held to the same rate limit (issue 31); its budgets are its own from its first call.
+        rateLimit: old.rateLimit ?? null,
         status: 'active',
         secretHash: hashSecret(secret),
         secretHint: secretHint(secret),
@@ -106,6 +108,7 @@ export class KeyRotationService {
         dimension: { from: null, to: successor.dimension },
         model_scope: { from: null, to: successor.modelScope },
         expires_at: { from: null, to: successor.expiresAt ?? null },
+        rate_limit: { from: null, to: successor.rateLimit ?? null },
         rotated_from: { from: null, to: old.id },
       });
       await em.flush();

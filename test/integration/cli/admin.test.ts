@@ -89,6 +89,17 @@ describe('operator CLI (src/cli/admin.ts)', function () {
       expect(empty.stderr).to.contain('--password-stdin');
     });
 
+    it('key-defaults set: new keys of the account get the rate limit, none lifts it', async () => {
+      const { token } = await addUser(t, accountId, 'owner');
+      const limit = { requests_per_minute: 30, tokens_per_minute: null, concurrent_requests: 2 };
+      expect(json(await admin('key-defaults', 'set', '--account', accountId, '--rate-limit', JSON.stringify(limit)))).to.deep.equal({ rate_limit: limit });
+      expect((await api(t, 'GET', '/api/v1/account/key-defaults', token)).body).to.deep.equal({ rate_limit: limit });
+      expect(json(await admin('key-defaults', 'set', '--account', accountId, '--rate-limit', 'none'))).to.deep.equal({ rate_limit: null });
+      const bad = await admin('key-defaults', 'set', '--account', accountId, '--rate-limit', '{"requests_per_minute":0}');
+      expect(bad.code).to.not.equal(0);
+      expect(bad.stderr).to.contain('requests_per_minute');
+    });
+
     it('credit-limit set 5.5, then none: the running gateway shows each at once', async () => {
       const { token } = await addUser(t, accountId, 'owner');
       expect((await api(t, 'GET', '/api/v1/account/credit', token)).body.credit_limit).to.equal('100');

@@ -276,4 +276,17 @@ describe('worst case', () => {
       expect(worst.fitOutput(at(1_024) - 1)).to.equal(null);
     });
   });
+
+  describe('unified tokens (a key\'s tokens-per-minute limit)', () => {
+    it('bounds what the call can be metered: the prompt by its bytes, the overhead, and max_tokens, each at its unify factor', () => {
+      const request = chat({ max_tokens: 1_000 });
+      const prompt = bytesOf(request) + BASE_PROMPT_OVERHEAD_TOKENS;
+      // The built-in factors are 1: the prompt, one token per rounded part, and the output bound.
+      expect(reserve(request, [gpt]).tokens).to.equal(prompt + 2 + 1_000);
+      // A larger max_tokens reserves more, token for token.
+      expect(reserve(chat({ max_tokens: 3_000 }), [gpt]).tokens - reserve(request, [gpt]).tokens).to.equal(2_000);
+      // A hosted-tool loop reads the prompt once per sampling.
+      expect(reserve(responses({ tools: [{ type: 'web_search' }] }), [gpt]).tokens).to.be.above(10 * (prompt + UPSTREAM_INSTRUCTIONS_TOKENS));
+    });
+  });
 });

@@ -23,6 +23,15 @@ export type CreateApiKeyInput = {
   modelScope: Array<string>;
   /** 1–64 characters, unique among the account’s live keys. */
   name: string;
+  /** null = no limit; absent = unchanged (on create: the account default for new keys). */
+  rateLimit?: RateLimitInput | null | undefined;
+};
+
+/** Budgets of a rate limit; absent or null = unlimited. */
+export type RateLimitInput = {
+  concurrentRequests?: number | null | undefined;
+  requestsPerMinute?: number | null | undefined;
+  tokensPerMinute?: number | null | undefined;
 };
 
 export type RotateApiKeyInput = {
@@ -35,6 +44,8 @@ export type UpdateApiKeyInput = {
   expiresAt?: string | null | undefined;
   modelScope?: Array<string> | null | undefined;
   name?: string | null | undefined;
+  /** null = no limit; absent = unchanged (on create: the account default for new keys). */
+  rateLimit?: RateLimitInput | null | undefined;
 };
 
 export type KeyRowFragment = { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null };

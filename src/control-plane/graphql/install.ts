@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../app';
 import { appError, reportedError } from '../../errors';
 import { optionalSession } from '../session-first';
-import type { GraphqlContext } from './context';
+import type { GraphqlContext } from './common/context';
 import { costLimitRule } from './cost-limit.rule';
 import { depthLimitRule } from './depth-limit.rule';
 import { findAppError, formatGraphqlError, isClientError, withoutSuggestions } from './graphql-errors';

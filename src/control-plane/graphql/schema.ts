@@ -1,14 +1,14 @@
 import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
-import { ApiKeyResolver } from './api-key.resolver';
-import { AuditResolver } from './audit.resolver';
-import { GuardrailResolver } from './guardrail.resolver';
-import { KeyRotationResolver } from './key-rotation.resolver';
-import { ModelResolver } from './model.resolver';
-import { SessionResolver } from './session.resolver';
-import { StoredResponsesResolver } from './stored-responses.resolver';
-import { UsageResolver } from './usage.resolver';
+import { AuditResolver } from './audit/audit.resolver';
+import { GuardrailResolver } from './guardrails/guardrail.resolver';
+import { ApiKeyResolver } from './keys/api-key.resolver';
+import { KeyRotationResolver } from './keys/key-rotation.resolver';
+import { ModelResolver } from './models/model.resolver';
+import { SessionResolver } from './session/session.resolver';
+import { StoredResponsesResolver } from './stored-responses/stored-responses.resolver';
+import { UsageResolver } from './usage/usage.resolver';
 
 export const SCHEMA_BANNER = '# Generated from the TypeGraphQL resolvers by scripts/generate.ts; do not edit.';
 

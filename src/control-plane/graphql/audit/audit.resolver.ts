@@ -1,11 +1,11 @@
 import { Arg, Ctx, ID, Int, Query, Resolver, UseMiddleware } from 'type-graphql';
-import type { Actor } from '../../domain/actor';
-import { intArg, stringArg } from './args';
+import type { Actor } from '../../../domain/actor';
+import { intArg, stringArg } from '../common/args';
+import { CurrentActor, type GraphqlContext } from '../common/context';
+import { gated } from '../common/gate.middleware';
+import { Cost } from '../common/query-cost';
+import { storableArgs } from '../common/storable-args.middleware';
 import { AuditEventPageType } from './audit-event.type';
-import { CurrentActor, type GraphqlContext } from './context';
-import { gated } from './gate.middleware';
-import { Cost } from './query-cost';
-import { storableArgs } from './storable-args.middleware';
 
 /** auditEvents' page sizes: the default and the largest. */
 const AUDIT_PAGE = { default: 50, max: 200 };

@@ -1,17 +1,17 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
-import type { Actor } from '../../domain/actor';
-import { KEY_SORTS, KEY_STATUSES } from '../../domain/keys/api-key.service';
-import { DIMENSIONS } from '../../domain/keys/key-input';
+import type { Actor } from '../../../domain/actor';
+import { KEY_SORTS, KEY_STATUSES } from '../../../domain/keys/api-key.service';
+import { DIMENSIONS } from '../../../domain/keys/key-input';
+import { enumArg, intArg, stringArg } from '../common/args';
+import { CurrentActor, type GraphqlContext } from '../common/context';
+import { gated } from '../common/gate.middleware';
+import { Cost } from '../common/query-cost';
+import { storableArgs } from '../common/storable-args.middleware';
 import { ApiKeyFilterInput } from './api-key-filter.input';
 import { toApiKeyType, toKeyBody } from './api-key.mapper';
 import { ApiKeyPageType, ApiKeyType } from './api-key.type';
-import { enumArg, intArg, stringArg } from './args';
-import { CurrentActor, type GraphqlContext } from './context';
 import { CreateApiKeyInput } from './create-api-key.input';
 import { CreateApiKeyPayload } from './create-api-key.payload';
-import { gated } from './gate.middleware';
-import { Cost } from './query-cost';
-import { storableArgs } from './storable-args.middleware';
 import { UpdateApiKeyInput } from './update-api-key.input';
 
 /** apiKeys' page sizes: the default and the largest. */

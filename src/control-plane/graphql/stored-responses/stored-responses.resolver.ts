@@ -1,7 +1,7 @@
 import { Ctx, Int, Mutation, Resolver } from 'type-graphql';
-import type { Actor } from '../../domain/actor';
-import { CurrentActor, type GraphqlContext } from './context';
-import { Cost } from './query-cost';
+import type { Actor } from '../../../domain/actor';
+import { CurrentActor, type GraphqlContext } from '../common/context';
+import { Cost } from '../common/query-cost';
 
 @Resolver()
 export class StoredResponsesResolver {

@@ -1,11 +1,11 @@
 import { Arg, Ctx, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
-import type { Actor } from '../../domain/actor';
-import type { GuardrailRuleView } from '../../domain/guardrails/guardrail-policy.service';
-import { CurrentActor, type GraphqlContext } from './context';
+import type { Actor } from '../../../domain/actor';
+import type { GuardrailRuleView } from '../../../domain/guardrails/guardrail-policy.service';
+import { CurrentActor, type GraphqlContext } from '../common/context';
+import { gated } from '../common/gate.middleware';
+import { Cost } from '../common/query-cost';
+import { storableArgs } from '../common/storable-args.middleware';
 import { GuardrailPolicyType } from './guardrail-policy.type';
-import { gated } from './gate.middleware';
-import { Cost } from './query-cost';
-import { storableArgs } from './storable-args.middleware';
 
 const toGuardrailPolicyType = (view: GuardrailRuleView): GuardrailPolicyType => ({
   rule: view.rule,

@@ -1,9 +1,9 @@
 import { Ctx, Query, Resolver, UseMiddleware } from 'type-graphql';
-import type { Actor } from '../../domain/actor';
-import { CurrentActor, type GraphqlContext } from './context';
+import type { Actor } from '../../../domain/actor';
+import { CurrentActor, type GraphqlContext } from '../common/context';
+import { Cost } from '../common/query-cost';
+import { storableArgs } from '../common/storable-args.middleware';
 import { ModelType } from './model.type';
-import { Cost } from './query-cost';
-import { storableArgs } from './storable-args.middleware';
 
 @Resolver()
 @UseMiddleware(storableArgs)

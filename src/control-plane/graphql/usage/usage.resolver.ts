@@ -1,12 +1,12 @@
 import { Arg, Ctx, ID, Int, Query, Resolver, UseMiddleware } from 'type-graphql';
-import type { Actor } from '../../domain/actor';
-import { intArg, stringArg } from './args';
-import { CurrentActor, type GraphqlContext } from './context';
+import type { Actor } from '../../../domain/actor';
+import { intArg, stringArg } from '../common/args';
+import { CurrentActor, type GraphqlContext } from '../common/context';
+import { gated } from '../common/gate.middleware';
+import { Cost } from '../common/query-cost';
+import { storableArgs } from '../common/storable-args.middleware';
 import { CreditStatusType } from './credit-status.type';
 import { SettlementType } from './settlement.type';
-import { gated } from './gate.middleware';
-import { Cost } from './query-cost';
-import { storableArgs } from './storable-args.middleware';
 import { toCreditStatusType, toKeyUsageType, toSettlementType, toUsageRecordPageType } from './usage.mapper';
 import { KeyUsageType, UsageRecordPageType } from './usage.type';
 

@@ -1,11 +1,11 @@
 import { Arg, Ctx, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
-import type { Actor } from '../../domain/actor';
-import { formatMicros } from '../../core/decimal';
-import { CurrentActor, type GraphqlContext } from './context';
+import { formatMicros } from '../../../core/decimal';
+import type { Actor } from '../../../domain/actor';
+import { CurrentActor, type GraphqlContext } from '../common/context';
+import { gated } from '../common/gate.middleware';
+import { Cost } from '../common/query-cost';
+import { storableArgs } from '../common/storable-args.middleware';
 import { LoginPayload } from './login.payload';
-import { gated } from './gate.middleware';
-import { Cost } from './query-cost';
-import { storableArgs } from './storable-args.middleware';
 import { ViewerType } from './viewer.type';
 
 @Resolver()

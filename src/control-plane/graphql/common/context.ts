@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { createParameterDecorator, type ParameterDecorator } from 'type-graphql';
-import type { Services } from '../../app';
-import type { Actor } from '../../domain/actor';
-import type { Deadline } from '../control-plane-gate';
+import type { Services } from '../../../app';
+import type { Actor } from '../../../domain/actor';
+import type { Deadline } from '../../control-plane-gate';
 
 /** What every resolver sees: the caller (null until a valid session is shown) and the app's services. */
 export interface GraphqlContext {

@@ -1,12 +1,12 @@
 import { Arg, Ctx, ID, Mutation, Resolver, UseMiddleware } from 'type-graphql';
-import type { Actor } from '../../domain/actor';
+import type { Actor } from '../../../domain/actor';
+import { CurrentActor, type GraphqlContext } from '../common/context';
+import { gated } from '../common/gate.middleware';
+import { Cost } from '../common/query-cost';
+import { storableArgs } from '../common/storable-args.middleware';
 import { toApiKeyType } from './api-key.mapper';
-import { CurrentActor, type GraphqlContext } from './context';
-import { gated } from './gate.middleware';
-import { Cost } from './query-cost';
 import { RotateApiKeyInput } from './rotate-api-key.input';
 import { RotateApiKeyPayload } from './rotate-api-key.payload';
-import { storableArgs } from './storable-args.middleware';
 
 @Resolver()
 @UseMiddleware(storableArgs, gated)

@@ -8,9 +8,9 @@ import { installConsole } from './console/console';
 import { installGraphql } from './control-plane/graphql/install';
 import { installRestControlPlane } from './control-plane/rest/rest-control-plane';
 import { CONTROL_PLANE_LIMITS, ControlPlaneGate } from './control-plane/control-plane-gate';
+import type { ControlPlaneServices } from './control-plane/control-plane-services';
 import { CHANNELS, ChangeFeed } from './db/change-feed';
 import type { Database } from './db/database';
-import type { Actor } from './domain/actor';
 import { AccountService } from './domain/accounts/account.service';
 import { AuditService } from './domain/audit/audit.service';
 import { GuardrailPolicyService } from './domain/guardrails/guardrail-policy.service';
@@ -61,38 +61,19 @@ import { clusterMetricsSource } from './metrics/cluster-metrics';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { installMetrics } from './metrics/metrics-routes';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    actor: Actor | null;
-  }
-}
-
-export interface Services {
+/** Every service the app made: the control plane's transports see only their part (ControlPlaneServices). */
+export interface Services extends ControlPlaneServices {
   catalog: Catalog;
-  accounts: AccountService;
-  audit: AuditService;
-  sessions: SessionService;
-  keys: ApiKeyService;
-  /** Rotation as one action: the successor key, the old key's grace or emergency suspension. */
-  rotations: KeyRotationService;
   /** This process's pass over rotated-away keys whose grace has ended. */
   rotationSweep: KeyRotationSweep;
   credit: CreditMonitor;
   /** Admission's credit reservations (this process's leases). */
   ledger: CreditLedger;
-  usage: UsageQueryService;
   changes: ChangeFeed;
   recorder: UsageRecorder;
   pipeline: Pipeline;
-  guardrailPolicies: GuardrailPolicyService;
-  /** Admits control-plane database work (REST and GraphQL): a few at once, per account, each request within its deadline. */
-  controlPlane: ControlPlaneGate;
   /** Stored Responses-form responses and conversations (`store`, previous_response_id, the Conversations API). */
   stateful: StatefulResponses;
-  /** The control plane's purge of an account's stored responses. */
-  storedResponses: StoredResponsesService;
-  /** Credit-alert thresholds and webhook endpoints (the outbox's dispatcher runs beside them). */
-  webhooks: WebhookService;
 }
 
 export interface App {

@@ -12,7 +12,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { appError } from '../../errors';
-import { fieldCost, type FieldCost } from './query-cost';
+import { fieldCost, type FieldCost } from './common/query-cost';
 
 /** What one database round trip costs: as much as a page of a few hundred small rows, which is what it holds a connection for. */
 export const ROUND_TRIP_COST = 1_000;

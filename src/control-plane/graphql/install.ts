@@ -3,10 +3,10 @@ import { ApolloServer, HeaderMap } from '@apollo/server';
 import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
 import { ApolloServerPluginLandingPageDisabled, ApolloServerPluginUsageReportingDisabled } from '@apollo/server/plugin/disabled';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../app';
 import { appError, reportedError } from '../../errors';
+import type { ControlPlaneServices } from '../control-plane-services';
 import { optionalSession } from '../session-first';
-import type { GraphqlContext } from './context';
+import type { GraphqlContext } from './common/context';
 import { costLimitRule } from './cost-limit.rule';
 import { depthLimitRule } from './depth-limit.rule';
 import { findAppError, formatGraphqlError, isClientError, withoutSuggestions } from './graphql-errors';
@@ -14,9 +14,9 @@ import { ANONYMOUS_QUERY_TOKENS, PARSE_OPTIONS, anonymousQueryTooLarge, withinTo
 import { buildGraphqlSchema } from './schema';
 
 /** Serves the control-plane GraphQL API at GET and POST /graphql. */
-export async function installGraphql(server: FastifyInstance, services: Services): Promise<{ stop(): Promise<void> }> {
+export async function installGraphql(server: FastifyInstance, services: ControlPlaneServices): Promise<{ stop(): Promise<void> }> {
   const apollo = new ApolloServer<GraphqlContext>({
-    schema: await buildGraphqlSchema(),
+    schema: await buildGraphqlSchema(services),
     introspection: true,
     includeStacktraceInErrorResponses: false,
     // main.ts owns SIGTERM/SIGINT and drains first; Apollo's own handler would
@@ -70,7 +70,14 @@ export async function installGraphql(server: FastifyInstance, services: Services
     const query = request.url.indexOf('?');
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: request.method, headers, search: query < 0 ? '' : request.url.slice(query), body: request.body },
-      context: async () => ({ actor: request.actor, services, ip: request.ip, authorization: request.headers.authorization, log: request.log }),
+      context: async (): Promise<GraphqlContext> => ({
+        actor: request.actor,
+        sessions: services.sessions,
+        gate: services.controlPlane,
+        ip: request.ip,
+        authorization: request.headers.authorization,
+        log: request.log,
+      }),
     });
     for (const [name, value] of response.headers) void reply.header(name, value);
     void reply.code(response.status ?? 200);

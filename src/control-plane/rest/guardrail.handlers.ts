@@ -1,7 +1,7 @@
 import type { GuardrailPolicyService, GuardrailRuleView } from '../../domain/guardrails/guardrail-policy.service';
 import type { components } from '../../generated/control';
 import type { OperationHandler } from '../../http/openapi-router';
-import { actorOf } from './key.handlers';
+import { actorOf } from '../request-actor';
 
 type GuardrailRule = components['schemas']['GuardrailRule'];
 

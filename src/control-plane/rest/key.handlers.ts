@@ -1,21 +1,13 @@
-import type { FastifyRequest } from 'fastify';
-import type { Actor } from '../../domain/actor';
 import { KEY_SORTS, KEY_STATUSES, type ApiKeyService } from '../../domain/keys/api-key.service';
 import { DIMENSIONS } from '../../domain/keys/key-input';
 import type { KeyRotationService } from '../../domain/keys/key-rotation.service';
 import type { SessionService } from '../../domain/auth/session.service';
 import type { AccountService } from '../../domain/accounts/account.service';
 import type { AuditService } from '../../domain/audit/audit.service';
-import { appError } from '../../errors';
 import type { OperationHandler } from '../../http/openapi-router';
+import { actorOf } from '../request-actor';
 import { createdKey, keySummary } from './key.mapper';
 import { enumParam, intParam, stringParam } from './query-params';
-
-export function actorOf(request: FastifyRequest): Actor {
-  const actor = request.actor;
-  if (!actor) throw appError('missingSession');
-  return actor;
-}
 
 export function sessionHandlers(sessions: SessionService): Record<string, OperationHandler> {
   return {

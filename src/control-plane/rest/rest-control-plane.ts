@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../app';
 import { mountOperations, type OpenApiContract, type OperationHandler } from '../../http/openapi-router';
 import type { ControlPlaneGate } from '../control-plane-gate';
+import type { ControlPlaneServices } from '../control-plane-services';
+import { actorOf } from '../request-actor';
 import { requiredSession } from '../session-first';
 import { guardrailHandlers } from './guardrail.handlers';
-import { actorOf, keyDefaultsHandlers, keyHandlers, sessionHandlers } from './key.handlers';
+import { keyDefaultsHandlers, keyHandlers, sessionHandlers } from './key.handlers';
 import { installRestErrorHandler } from './rest-errors';
 import { storedResponsesHandlers } from './stored-responses.handlers';
 import { usageHandlers } from './usage.handlers';
@@ -31,7 +32,7 @@ function gated(handlers: Record<string, OperationHandler>, gate: ControlPlaneGat
 /** Request bodies whose rules (and messages) belong to the domain services. */
 const DOMAIN_VALIDATED = ['createKey', 'updateKey', 'createSession', 'setGuardrailPolicy', 'setCreditAlerts', 'createWebhook', 'setKeyDefaults'] as const;
 
-export async function installRestControlPlane(server: FastifyInstance, services: Services, contract: OpenApiContract): Promise<void> {
+export async function installRestControlPlane(server: FastifyInstance, services: ControlPlaneServices, contract: OpenApiContract): Promise<void> {
   await server.register(async (scope) => {
     installRestErrorHandler(scope);
     // JSON only: a text/plain body is a 415, not a string handed to the services.

@@ -1,6 +1,6 @@
 import type { StoredResponsesService } from '../../domain/stored/stored-responses.service';
 import type { OperationHandler } from '../../http/openapi-router';
-import { actorOf } from './key.handlers';
+import { actorOf } from '../request-actor';
 
 export function storedResponsesHandlers(stored: StoredResponsesService): Record<string, OperationHandler> {
   return {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { OperationHandler } from '../../http/openapi-router';
 import { CSV_HEADER, csvRow, type UsageItem, type UsageQueryService } from '../../metering/usage-query.service';
 import type { ControlPlaneGate } from '../control-plane-gate';
-import { actorOf } from './key.handlers';
+import { actorOf } from '../request-actor';
 import { intParam, stringParam } from './query-params';
 
 /** CSV rows → strings of at most ROWS_PER_PIECE rows: small enough to die young, so a large export stays flat in memory. */

@@ -1,7 +1,7 @@
 import type { CreditAlertsView, DeliveryView, WebhookService, WebhookView } from '../../domain/webhooks/webhook.service';
 import type { components } from '../../generated/control';
 import type { OperationHandler } from '../../http/openapi-router';
-import { actorOf } from './key.handlers';
+import { actorOf } from '../request-actor';
 import { intParam } from './query-params';
 
 type Schemas = components['schemas'];

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { parse, validate, type GraphQLSchema } from 'graphql';
 import { MAX_FIELD_REPEATS, MAX_QUERY_COST, ROUND_TRIP_COST, costLimitRule } from '../../../src/control-plane/graphql/cost-limit.rule';
-import { fieldCost } from '../../../src/control-plane/graphql/query-cost';
+import { fieldCost } from '../../../src/control-plane/graphql/common/query-cost';
 import { buildGraphqlSchema } from '../../../src/control-plane/graphql/schema';
 import { PROJECT_ROOT } from '../../../src/paths';
 

@@ -1,40 +1,44 @@
 import { Arg, Ctx, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
-import type { Actor } from '../../domain/actor';
-import { formatMicros } from '../../core/decimal';
-import { CurrentActor, type GraphqlContext } from './context';
+import { formatMicros } from '../../../core/decimal';
+import type { AccountService } from '../../../domain/accounts/account.service';
+import type { Actor } from '../../../domain/actor';
+import type { SessionService } from '../../../domain/auth/session.service';
+import { CurrentActor, type GraphqlContext } from '../common/context';
+import { gated } from '../common/gate.middleware';
+import { Cost } from '../common/query-cost';
+import { storableArgs } from '../common/storable-args.middleware';
 import { LoginPayload } from './login.payload';
-import { gated } from './gate.middleware';
-import { Cost } from './query-cost';
-import { storableArgs } from './storable-args.middleware';
 import { ViewerType } from './viewer.type';
 
 @Resolver()
 @UseMiddleware(storableArgs)
 export class SessionResolver {
+  constructor(private readonly sessions: SessionService, private readonly accounts: AccountService) {}
+
   @Mutation(() => LoginPayload, { description: 'The only operation that needs no session.' })
   // The user, the new session (and a password hash's CPU).
   @Cost({ dbRoundTrips: 3 })
   async login(
-    @Ctx() { services, ip }: GraphqlContext,
+    @Ctx() { ip }: GraphqlContext,
     @Arg('email', () => String) email: string,
     @Arg('password', () => String) password: string,
   ): Promise<LoginPayload> {
-    const grant = await services.sessions.login(email, password, ip);
+    const grant = await this.sessions.login(email, password, ip);
     return { token: grant.token, expiresAt: grant.expiresAt.toISOString(), user: grant.user };
   }
 
   @Mutation(() => Boolean, { description: 'Revokes the session whose bearer token made this request.' })
   @Cost({ dbRoundTrips: 2 })
-  async logout(@Ctx() { services, authorization }: GraphqlContext): Promise<boolean> {
-    await services.sessions.logout(authorization);
+  async logout(@Ctx() { authorization }: GraphqlContext): Promise<boolean> {
+    await this.sessions.logout(authorization);
     return true;
   }
 
   @Query(() => ViewerType)
   @Cost({ dbRoundTrips: 1 })
   @UseMiddleware(gated)
-  async viewer(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext): Promise<ViewerType> {
-    const account = await services.accounts.get(actor.accountId);
+  async viewer(@CurrentActor() actor: Actor): Promise<ViewerType> {
+    const account = await this.accounts.get(actor.accountId);
     return {
       id: actor.userId ?? actor.label,
       email: actor.label,

@@ -1,6 +1,6 @@
 import { Field, InputType, ObjectType } from 'type-graphql';
-import type { RateLimitJson } from '../../core/rate-limit';
-import { SafeInt } from './scalars';
+import type { RateLimitJson } from '../../../core/rate-limit';
+import { SafeInt } from '../common/scalars';
 
 @ObjectType({ description: "A key's rate limit, held across every gateway process; a null budget is unlimited." })
 export class RateLimitType {

@@ -1,6 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import { PageType } from './page.type';
-import { JSONValue } from './scalars';
+import { PageType } from '../common/page.type';
+import { JSONValue } from '../common/scalars';
 
 @ObjectType()
 export class AuditEventType {

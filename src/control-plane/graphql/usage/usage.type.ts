@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { SafeInt } from './scalars';
+import { SafeInt } from '../common/scalars';
 
 @ObjectType({ description: 'One of the six price tiers: tokens, unit price per million tokens, amount.' })
 export class TierLineType {

@@ -1,17 +1,17 @@
-import { Arg, Ctx, ID, Int, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
-import type { Actor } from '../../domain/actor';
-import { KEY_SORTS, KEY_STATUSES } from '../../domain/keys/api-key.service';
-import { DIMENSIONS } from '../../domain/keys/key-input';
+import { Arg, ID, Int, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
+import type { Actor } from '../../../domain/actor';
+import { KEY_SORTS, KEY_STATUSES, type ApiKeyService } from '../../../domain/keys/api-key.service';
+import { DIMENSIONS } from '../../../domain/keys/key-input';
+import { enumArg, intArg, stringArg } from '../common/args';
+import { CurrentActor } from '../common/context';
+import { gated } from '../common/gate.middleware';
+import { Cost } from '../common/query-cost';
+import { storableArgs } from '../common/storable-args.middleware';
 import { ApiKeyFilterInput } from './api-key-filter.input';
 import { toApiKeyType, toKeyBody } from './api-key.mapper';
 import { ApiKeyPageType, ApiKeyType } from './api-key.type';
-import { enumArg, intArg, stringArg } from './args';
-import { CurrentActor, type GraphqlContext } from './context';
 import { CreateApiKeyInput } from './create-api-key.input';
 import { CreateApiKeyPayload } from './create-api-key.payload';
-import { gated } from './gate.middleware';
-import { Cost } from './query-cost';
-import { storableArgs } from './storable-args.middleware';
 import { UpdateApiKeyInput } from './update-api-key.input';
 
 /** apiKeys' page sizes: the default and the largest. */
@@ -20,19 +20,20 @@ const KEY_PAGE = { default: 20, max: 100 };
 @Resolver()
 @UseMiddleware(storableArgs, gated)
 export class ApiKeyResolver {
+  constructor(private readonly keys: ApiKeyService) {}
+
   @Query(() => ApiKeyPageType, { description: 'The account’s keys, filtered and paged (default: newest first).' })
   // The account, its credit state, the page and its count.
   @Cost({ dbRoundTrips: 4, page: KEY_PAGE })
   async apiKeys(
     @CurrentActor() actor: Actor,
-    @Ctx() { services }: GraphqlContext,
     @Arg('filter', () => ApiKeyFilterInput, { nullable: true }) filter: ApiKeyFilterInput | null,
     @Arg('page', () => Int, { nullable: true, defaultValue: 1 }) page: number | null,
     @Arg('pageSize', () => Int, { nullable: true, defaultValue: KEY_PAGE.default }) pageSize: number | null,
     @Arg('sort', () => String, { nullable: true, defaultValue: 'created_at', description: KEY_SORTS.join(' | ') }) sort: string | null,
     @Arg('order', () => String, { nullable: true, defaultValue: 'desc', description: 'asc | desc' }) order: string | null,
   ): Promise<ApiKeyPageType> {
-    const result = await services.keys.list(actor, {
+    const result = await this.keys.list(actor, {
       page: intArg('page', page, 1, 1, 1_000_000),
       pageSize: intArg('pageSize', pageSize, KEY_PAGE.default, 1, KEY_PAGE.max),
       status: enumArg('filter.status', filter?.status, KEY_STATUSES),
@@ -46,8 +47,8 @@ export class ApiKeyResolver {
 
   @Query(() => ApiKeyType)
   @Cost({ dbRoundTrips: 3 })
-  async apiKey(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext, @Arg('id', () => ID) id: string): Promise<ApiKeyType> {
-    return toApiKeyType(await services.keys.get(actor, id));
+  async apiKey(@CurrentActor() actor: Actor, @Arg('id', () => ID) id: string): Promise<ApiKeyType> {
+    return toApiKeyType(await this.keys.get(actor, id));
   }
 
   @Mutation(() => CreateApiKeyPayload, { description: 'Creates a key; the payload is the only place its secret appears.' })
@@ -55,10 +56,9 @@ export class ApiKeyResolver {
   @Cost({ dbRoundTrips: 7 })
   async createApiKey(
     @CurrentActor() actor: Actor,
-    @Ctx() { services }: GraphqlContext,
     @Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput,
   ): Promise<CreateApiKeyPayload> {
-    const created = await services.keys.create(actor, toKeyBody(input));
+    const created = await this.keys.create(actor, toKeyBody(input));
     return { apiKey: toApiKeyType(created.key), secret: created.secret };
   }
 
@@ -66,28 +66,27 @@ export class ApiKeyResolver {
   @Cost({ dbRoundTrips: 7 })
   async updateApiKey(
     @CurrentActor() actor: Actor,
-    @Ctx() { services }: GraphqlContext,
     @Arg('id', () => ID) id: string,
     @Arg('input', () => UpdateApiKeyInput) input: UpdateApiKeyInput,
   ): Promise<ApiKeyType> {
-    return toApiKeyType(await services.keys.update(actor, id, toKeyBody(input)));
+    return toApiKeyType(await this.keys.update(actor, id, toKeyBody(input)));
   }
 
   @Mutation(() => ApiKeyType)
   @Cost({ dbRoundTrips: 6 })
-  async suspendApiKey(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext, @Arg('id', () => ID) id: string): Promise<ApiKeyType> {
-    return toApiKeyType(await services.keys.suspend(actor, id));
+  async suspendApiKey(@CurrentActor() actor: Actor, @Arg('id', () => ID) id: string): Promise<ApiKeyType> {
+    return toApiKeyType(await this.keys.suspend(actor, id));
   }
 
   @Mutation(() => ApiKeyType)
   @Cost({ dbRoundTrips: 6 })
-  async resumeApiKey(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext, @Arg('id', () => ID) id: string): Promise<ApiKeyType> {
-    return toApiKeyType(await services.keys.resume(actor, id));
+  async resumeApiKey(@CurrentActor() actor: Actor, @Arg('id', () => ID) id: string): Promise<ApiKeyType> {
+    return toApiKeyType(await this.keys.resume(actor, id));
   }
 
   @Mutation(() => ApiKeyType)
   @Cost({ dbRoundTrips: 6 })
-  async cancelApiKey(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext, @Arg('id', () => ID) id: string): Promise<ApiKeyType> {
-    return toApiKeyType(await services.keys.cancel(actor, id));
+  async cancelApiKey(@CurrentActor() actor: Actor, @Arg('id', () => ID) id: string): Promise<ApiKeyType> {
+    return toApiKeyType(await this.keys.cancel(actor, id));
   }
 }

@@ -1,4 +1,4 @@
-import type { KeyView } from '../../domain/keys/api-key.service';
+import type { KeyView } from '../../../domain/keys/api-key.service';
 import type { ApiKeyType } from './api-key.type';
 import type { CreateApiKeyInput } from './create-api-key.input';
 import type { UpdateApiKeyInput } from './update-api-key.input';

@@ -1,12 +1,13 @@
-import { Arg, Ctx, ID, Int, Query, Resolver, UseMiddleware } from 'type-graphql';
-import type { Actor } from '../../domain/actor';
-import { intArg, stringArg } from './args';
-import { CurrentActor, type GraphqlContext } from './context';
+import { Arg, ID, Int, Query, Resolver, UseMiddleware } from 'type-graphql';
+import type { Actor } from '../../../domain/actor';
+import type { UsageQueryService } from '../../../metering/usage-query.service';
+import { intArg, stringArg } from '../common/args';
+import { CurrentActor } from '../common/context';
+import { gated } from '../common/gate.middleware';
+import { Cost } from '../common/query-cost';
+import { storableArgs } from '../common/storable-args.middleware';
 import { CreditStatusType } from './credit-status.type';
 import { SettlementType } from './settlement.type';
-import { gated } from './gate.middleware';
-import { Cost } from './query-cost';
-import { storableArgs } from './storable-args.middleware';
 import { toCreditStatusType, toKeyUsageType, toSettlementType, toUsageRecordPageType } from './usage.mapper';
 import { KeyUsageType, UsageRecordPageType } from './usage.type';
 
@@ -16,17 +17,18 @@ const USAGE_PAGE = { default: 50, max: 500 };
 @Resolver()
 @UseMiddleware(storableArgs, gated)
 export class UsageResolver {
+  constructor(private readonly usage: UsageQueryService) {}
+
   @Query(() => KeyUsageType, { description: 'One key’s usage over account-zone days [start, end] (default: this month to today).' })
   // The account, the key's owner, the sums.
   @Cost({ dbRoundTrips: 3 })
   async keyUsage(
     @CurrentActor() actor: Actor,
-    @Ctx() { services }: GraphqlContext,
     @Arg('id', () => ID) id: string,
     @Arg('start', () => String, { nullable: true, description: 'YYYY-MM-DD' }) start: string | null,
     @Arg('end', () => String, { nullable: true, description: 'YYYY-MM-DD' }) end: string | null,
   ): Promise<KeyUsageType> {
-    return toKeyUsageType(await services.usage.keyUsage(actor, id, start ?? undefined, end ?? undefined));
+    return toKeyUsageType(await this.usage.keyUsage(actor, id, start ?? undefined, end ?? undefined));
   }
 
   @Query(() => UsageRecordPageType, { description: 'One item per call, newest first.' })
@@ -34,7 +36,6 @@ export class UsageResolver {
   @Cost({ dbRoundTrips: 3, page: USAGE_PAGE })
   async usageRecords(
     @CurrentActor() actor: Actor,
-    @Ctx() { services }: GraphqlContext,
     @Arg('start', () => String, { nullable: true, description: 'YYYY-MM-DD' }) start: string | null,
     @Arg('end', () => String, { nullable: true, description: 'YYYY-MM-DD' }) end: string | null,
     @Arg('apiKeyId', () => ID, { nullable: true }) apiKeyId: string | null,
@@ -42,7 +43,7 @@ export class UsageResolver {
     @Arg('page', () => Int, { nullable: true, defaultValue: 1 }) page: number | null,
     @Arg('pageSize', () => Int, { nullable: true, defaultValue: USAGE_PAGE.default }) pageSize: number | null,
   ): Promise<UsageRecordPageType> {
-    const result = await services.usage.listUsage(
+    const result = await this.usage.listUsage(
       actor,
       {
         start: start ?? undefined,
@@ -61,16 +62,15 @@ export class UsageResolver {
   @Cost({ dbRoundTrips: 3 })
   async settlement(
     @CurrentActor() actor: Actor,
-    @Ctx() { services }: GraphqlContext,
     @Arg('month', () => String, { description: 'YYYY-MM' }) month: string,
   ): Promise<SettlementType> {
-    return toSettlementType(await services.usage.settlement(actor, month));
+    return toSettlementType(await this.usage.settlement(actor, month));
   }
 
   @Query(() => CreditStatusType)
   // The account, then usage and reservations in one statement.
   @Cost({ dbRoundTrips: 2 })
-  async creditStatus(@CurrentActor() actor: Actor, @Ctx() { services }: GraphqlContext): Promise<CreditStatusType> {
-    return toCreditStatusType(await services.usage.creditStatus(actor));
+  async creditStatus(@CurrentActor() actor: Actor): Promise<CreditStatusType> {
+    return toCreditStatusType(await this.usage.creditStatus(actor));
   }
 }

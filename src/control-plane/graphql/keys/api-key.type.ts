@@ -1,6 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import { PageType } from './page.type';
-import { SafeInt } from './scalars';
+import { PageType } from '../common/page.type';
+import { SafeInt } from '../common/scalars';
 import { RateLimitType } from './rate-limit.type';
 
 @ObjectType({ description: 'An API key as the console shows it; never carries the secret.' })

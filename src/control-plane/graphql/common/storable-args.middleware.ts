@@ -1,5 +1,5 @@
 import type { MiddlewareFn } from 'type-graphql';
-import { unstorableError, unstorableText } from '../../http/storable-text';
+import { unstorableError, unstorableText } from '../../../http/storable-text';
 
 /**
  * Refuses arguments holding text PostgreSQL cannot store (U+0000, half a

@@ -1,16 +1,19 @@
-import { Arg, Ctx, ID, Mutation, Resolver, UseMiddleware } from 'type-graphql';
-import type { Actor } from '../../domain/actor';
+import { Arg, ID, Mutation, Resolver, UseMiddleware } from 'type-graphql';
+import type { Actor } from '../../../domain/actor';
+import type { KeyRotationService } from '../../../domain/keys/key-rotation.service';
+import { CurrentActor } from '../common/context';
+import { gated } from '../common/gate.middleware';
+import { Cost } from '../common/query-cost';
+import { storableArgs } from '../common/storable-args.middleware';
 import { toApiKeyType } from './api-key.mapper';
-import { CurrentActor, type GraphqlContext } from './context';
-import { gated } from './gate.middleware';
-import { Cost } from './query-cost';
 import { RotateApiKeyInput } from './rotate-api-key.input';
 import { RotateApiKeyPayload } from './rotate-api-key.payload';
-import { storableArgs } from './storable-args.middleware';
 
 @Resolver()
 @UseMiddleware(storableArgs, gated)
 export class KeyRotationResolver {
+  constructor(private readonly rotations: KeyRotationService) {}
+
   @Mutation(() => RotateApiKeyPayload, {
     description: 'Replaces a key by a successor with the same name, dimension, scope and expiry; the payload is the only place its secret appears.',
   })
@@ -18,12 +21,11 @@ export class KeyRotationResolver {
   @Cost({ dbRoundTrips: 9 })
   async rotateApiKey(
     @CurrentActor() actor: Actor,
-    @Ctx() { services }: GraphqlContext,
     @Arg('id', () => ID) id: string,
     @Arg('input', () => RotateApiKeyInput, { nullable: true }) input: RotateApiKeyInput | null,
   ): Promise<RotateApiKeyPayload> {
     const body = input?.graceHours === undefined || input.graceHours === null ? {} : { grace_hours: input.graceHours };
-    const rotated = await services.rotations.rotate(actor, id, body);
+    const rotated = await this.rotations.rotate(actor, id, body);
     return { apiKey: toApiKeyType(rotated.key), secret: rotated.secret, previous: toApiKeyType(rotated.previous) };
   }
 }

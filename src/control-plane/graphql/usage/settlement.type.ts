@@ -1,5 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import { SafeInt } from './scalars';
+import { SafeInt } from '../common/scalars';
 import { TierLineType } from './usage.type';
 
 @ObjectType()

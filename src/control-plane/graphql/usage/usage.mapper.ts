@@ -1,5 +1,5 @@
-import type { CreditStatus, KeyUsage, Settlement, TierLine, UsageItem, UsageList } from '../../metering/usage-query.service';
-import { PRICE_TIERS } from '../../core/catalog.types';
+import { PRICE_TIERS } from '../../../core/catalog.types';
+import type { CreditStatus, KeyUsage, Settlement, TierLine, UsageItem, UsageList } from '../../../metering/usage-query.service';
 import type { CreditStatusType } from './credit-status.type';
 import type { SettlementType } from './settlement.type';
 import type { KeyUsageType, TierLineType, UsageRecordPageType, UsageRecordType } from './usage.type';

@@ -13,8 +13,8 @@ const ignore = (): void => undefined;
  */
 export const gated: MiddlewareFn<GraphqlContext> = async ({ context }, next) => {
   const actor = await requireActor(context);
-  const gate = context.services.controlPlane;
-  const lane = (context.controlPlane ??= { deadline: gate.deadline(), tail: Promise.resolve() });
+  const { gate } = context;
+  const lane = (context.lane ??= { deadline: gate.deadline(), tail: Promise.resolve() });
   const turn = lane.tail.then(() => gate.run(actor.accountId, next, lane.deadline));
   lane.tail = turn.then(ignore, ignore);
   return turn;

@@ -1,4 +1,4 @@
-import { enumParam, intParam, stringParam } from '../rest/query-params';
+import { enumParam, intParam, stringParam } from '../../rest/query-params';
 
 // GraphQL has already typed the arguments; these apply the same ranges and
 // allowed values as the REST query parameters, naming the argument at fault.

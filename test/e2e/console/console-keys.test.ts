@@ -101,14 +101,22 @@ describe('console: 访问管理 / API 密钥 (browser)', function () {
 
     await login(page, owner);
     const headers = await page.locator('thead th').allInnerTexts();
-    expect(headers.map((h) => h.trim())).to.deep.equal(['名称', '部门/业务线', '状态', '用量', '模型范围', '到期时间', '最近使用', '操作']);
+    expect(headers.map((h) => h.trim())).to.deep.equal(['名称', '部门/业务线', '状态', '用量', '模型范围', '到期时间', '最近使用', '限速', '操作']);
     expect(await page.getByTestId('keys-total').innerText()).to.equal('共 4 条');
 
     const expectRow = async (name: string, values: Record<string, string>) => {
       const r = row(page, name);
       for (const [column, value] of Object.entries(values)) expect(await cell(r, column), `${name} ${column}`).to.equal(value);
     };
-    await expectRow('team-search', { dimension: '部门', status: '正常', usage: '0', modelScope: 'tsxt-general', expiresAt: '2099-12-31', lastUsedAt: '从未使用' });
+    await expectRow('team-search', {
+      dimension: '部门',
+      status: '正常',
+      usage: '0',
+      modelScope: 'tsxt-general',
+      expiresAt: '2099-12-31',
+      lastUsedAt: '从未使用',
+      rateLimit: '—',
+    });
     await expectRow('line-ads', { dimension: '业务线', status: '已暂停', expiresAt: '永不过期' });
     await expectRow('cc-finance', { dimension: '成本中心', status: '已注销' });
     await expectRow('old-pilot', { status: '已到期', expiresAt: '2020-01-31' });
@@ -161,6 +169,46 @@ describe('console: 访问管理 / API 密钥 (browser)', function () {
     expect(keys.items.map((k: any) => k.name)).to.deep.equal(['cs-bot']);
     const models = await fetch(`${t().baseUrl}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
     expect(models.status).to.equal(200);
+  });
+
+  it('sets a rate limit in the create dialog, lists it, refuses an out-of-range one by name and edits it back to none', async () => {
+    const { page } = view();
+    const owner = await createAccount(t());
+    await login(page, owner);
+
+    await page.getByRole('button', { name: '创建密钥' }).click();
+    const form = page.getByRole('dialog', { name: '创建密钥' });
+    await form.getByLabel('名称').fill('agents');
+    await form.getByRole('checkbox', { name: /tsxt-general/ }).check();
+    await form.getByLabel('每分钟请求数').fill('60');
+    await form.getByLabel('并发请求数').fill('4');
+    await form.getByRole('button', { name: '创建', exact: true }).click();
+    await page.getByRole('button', { name: '我已保存，关闭' }).click();
+
+    const r = row(page, 'agents');
+    await r.locator('[data-col="rateLimit"]').filter({ hasText: '60 次/分' }).waitFor();
+    expect(await cell(r, 'rateLimit')).to.equal('60 次/分 · 并发 4');
+    const id = (await r.getAttribute('data-key-id'))!;
+    expect((await restKey(owner, id)).rate_limit).to.deep.equal({ requests_per_minute: 60, tokens_per_minute: null, concurrent_requests: 4 });
+
+    // Past the server's range: its 400 names the budget, shown in the dialog, which stays open.
+    await r.getByRole('button', { name: '编辑', exact: true }).click();
+    const edit = page.getByRole('dialog', { name: '编辑密钥：agents' });
+    expect(await edit.getByLabel('每分钟请求数').inputValue()).to.equal('60');
+    await edit.getByLabel('每分钟令牌数').fill('2000000000000');
+    await edit.getByRole('button', { name: '保存', exact: true }).click();
+    const alert = edit.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.innerText()).to.contain('rate_limit.tokens_per_minute').and.to.contain('invalid_field');
+    expect(await edit.getByLabel('每分钟令牌数').getAttribute('aria-invalid')).to.equal('true');
+    await screenshot(page, 'rate-limit-invalid');
+
+    // Emptying every budget removes the limit.
+    for (const label of ['每分钟请求数', '每分钟令牌数', '并发请求数']) await edit.getByLabel(label).fill('');
+    await edit.getByRole('button', { name: '保存', exact: true }).click();
+    await edit.waitFor({ state: 'detached' });
+    await r.locator('[data-col="rateLimit"]').filter({ hasText: /^—$/ }).waitFor();
+    expect((await restKey(owner, id)).rate_limit).to.equal(null);
   });
 
   it('shows a GraphQL error in words and keeps the dialog open', async () => {

@@ -48,7 +48,7 @@ export type UpdateApiKeyInput = {
   rateLimit?: RateLimitInput | null | undefined;
 };
 
-export type KeyRowFragment = { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null };
+export type KeyRowFragment = { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null, rateLimit: { requestsPerMinute: number | null, tokensPerMinute: number | null, concurrentRequests: number | null } | null };
 
 export type KeysPageQueryVariables = Exact<{
   filter?: ApiKeyFilterInput | null | undefined;
@@ -61,14 +61,14 @@ export type KeysPageQueryVariables = Exact<{
 }>;
 
 
-export type KeysPageQuery = { apiKeys: { total: number, page: number, pageSize: number, items: Array<{ id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null }> }, creditStatus: { creditLimit: string | null, currency: string, month: string, monthUsed: string, reserved: string, remaining: string | null, suspended: boolean }, creditAlerts: { thresholds: Array<number>, month: string, reachedThreshold: number | null }, settlement?: { month: string, keys: Array<{ apiKeyId: string, totalAmount: string }> } };
+export type KeysPageQuery = { apiKeys: { total: number, page: number, pageSize: number, items: Array<{ id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null, rateLimit: { requestsPerMinute: number | null, tokensPerMinute: number | null, concurrentRequests: number | null } | null }> }, creditStatus: { creditLimit: string | null, currency: string, month: string, monthUsed: string, reserved: string, remaining: string | null, suspended: boolean }, creditAlerts: { thresholds: Array<number>, month: string, reachedThreshold: number | null }, settlement?: { month: string, keys: Array<{ apiKeyId: string, totalAmount: string }> } };
 
 export type CreateApiKeyMutationVariables = Exact<{
   input: CreateApiKeyInput;
 }>;
 
 
-export type CreateApiKeyMutation = { createApiKey: { secret: string, apiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null } } };
+export type CreateApiKeyMutation = { createApiKey: { secret: string, apiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null, rateLimit: { requestsPerMinute: number | null, tokensPerMinute: number | null, concurrentRequests: number | null } | null } } };
 
 export type UpdateApiKeyMutationVariables = Exact<{
   id: string | number;
@@ -76,28 +76,28 @@ export type UpdateApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type UpdateApiKeyMutation = { updateApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null } };
+export type UpdateApiKeyMutation = { updateApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null, rateLimit: { requestsPerMinute: number | null, tokensPerMinute: number | null, concurrentRequests: number | null } | null } };
 
 export type SuspendApiKeyMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type SuspendApiKeyMutation = { suspendApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null } };
+export type SuspendApiKeyMutation = { suspendApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null, rateLimit: { requestsPerMinute: number | null, tokensPerMinute: number | null, concurrentRequests: number | null } | null } };
 
 export type ResumeApiKeyMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeApiKeyMutation = { resumeApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null } };
+export type ResumeApiKeyMutation = { resumeApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null, rateLimit: { requestsPerMinute: number | null, tokensPerMinute: number | null, concurrentRequests: number | null } | null } };
 
 export type CancelApiKeyMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type CancelApiKeyMutation = { cancelApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null } };
+export type CancelApiKeyMutation = { cancelApiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null, rateLimit: { requestsPerMinute: number | null, tokensPerMinute: number | null, concurrentRequests: number | null } | null } };
 
 export type RotateApiKeyMutationVariables = Exact<{
   id: string | number;
@@ -105,7 +105,7 @@ export type RotateApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type RotateApiKeyMutation = { rotateApiKey: { secret: string, apiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null }, previous: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null } } };
+export type RotateApiKeyMutation = { rotateApiKey: { secret: string, apiKey: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null, rateLimit: { requestsPerMinute: number | null, tokensPerMinute: number | null, concurrentRequests: number | null } | null }, previous: { id: string, name: string, dimension: string, status: string, suspendedReason: string | null, usedTokens: number, modelScope: Array<string>, expiresAt: string | null, lastUsedAt: string | null, createdAt: string, secretHint: string, rotatedFrom: string | null, rotatedTo: string | null, cancelsAt: string | null, rateLimit: { requestsPerMinute: number | null, tokensPerMinute: number | null, concurrentRequests: number | null } | null } } };
 
 export type LoginMutationVariables = Exact<{
   email: string;
@@ -168,6 +168,11 @@ export const KeyRowFragmentDoc = new TypedDocumentString(`
   rotatedFrom
   rotatedTo
   cancelsAt
+  rateLimit {
+    requestsPerMinute
+    tokensPerMinute
+    concurrentRequests
+  }
 }
     `, {"fragmentName":"KeyRow"}) as unknown as TypedDocumentString<KeyRowFragment, unknown>;
 export const KeysPageDocument = new TypedDocumentString(`
@@ -223,6 +228,11 @@ export const KeysPageDocument = new TypedDocumentString(`
   rotatedFrom
   rotatedTo
   cancelsAt
+  rateLimit {
+    requestsPerMinute
+    tokensPerMinute
+    concurrentRequests
+  }
 }`) as unknown as TypedDocumentString<KeysPageQuery, KeysPageQueryVariables>;
 export const CreateApiKeyDocument = new TypedDocumentString(`
     mutation CreateApiKey($input: CreateApiKeyInput!) {
@@ -248,6 +258,11 @@ export const CreateApiKeyDocument = new TypedDocumentString(`
   rotatedFrom
   rotatedTo
   cancelsAt
+  rateLimit {
+    requestsPerMinute
+    tokensPerMinute
+    concurrentRequests
+  }
 }`) as unknown as TypedDocumentString<CreateApiKeyMutation, CreateApiKeyMutationVariables>;
 export const UpdateApiKeyDocument = new TypedDocumentString(`
     mutation UpdateApiKey($id: ID!, $input: UpdateApiKeyInput!) {
@@ -270,6 +285,11 @@ export const UpdateApiKeyDocument = new TypedDocumentString(`
   rotatedFrom
   rotatedTo
   cancelsAt
+  rateLimit {
+    requestsPerMinute
+    tokensPerMinute
+    concurrentRequests
+  }
 }`) as unknown as TypedDocumentString<UpdateApiKeyMutation, UpdateApiKeyMutationVariables>;
 export const SuspendApiKeyDocument = new TypedDocumentString(`
     mutation SuspendApiKey($id: ID!) {
@@ -292,6 +312,11 @@ export const SuspendApiKeyDocument = new TypedDocumentString(`
   rotatedFrom
   rotatedTo
   cancelsAt
+  rateLimit {
+    requestsPerMinute
+    tokensPerMinute
+    concurrentRequests
+  }
 }`) as unknown as TypedDocumentString<SuspendApiKeyMutation, SuspendApiKeyMutationVariables>;
 export const ResumeApiKeyDocument = new TypedDocumentString(`
     mutation ResumeApiKey($id: ID!) {
@@ -314,6 +339,11 @@ export const ResumeApiKeyDocument = new TypedDocumentString(`
   rotatedFrom
   rotatedTo
   cancelsAt
+  rateLimit {
+    requestsPerMinute
+    tokensPerMinute
+    concurrentRequests
+  }
 }`) as unknown as TypedDocumentString<ResumeApiKeyMutation, ResumeApiKeyMutationVariables>;
 export const CancelApiKeyDocument = new TypedDocumentString(`
     mutation CancelApiKey($id: ID!) {
@@ -336,6 +366,11 @@ export const CancelApiKeyDocument = new TypedDocumentString(`
   rotatedFrom
   rotatedTo
   cancelsAt
+  rateLimit {
+    requestsPerMinute
+    tokensPerMinute
+    concurrentRequests
+  }
 }`) as unknown as TypedDocumentString<CancelApiKeyMutation, CancelApiKeyMutationVariables>;
 export const RotateApiKeyDocument = new TypedDocumentString(`
     mutation RotateApiKey($id: ID!, $input: RotateApiKeyInput) {
@@ -364,6 +399,11 @@ export const RotateApiKeyDocument = new TypedDocumentString(`
   rotatedFrom
   rotatedTo
   cancelsAt
+  rateLimit {
+    requestsPerMinute
+    tokensPerMinute
+    concurrentRequests
+  }
 }`) as unknown as TypedDocumentString<RotateApiKeyMutation, RotateApiKeyMutationVariables>;
 export const LoginDocument = new TypedDocumentString(`
     mutation Login($email: String!, $password: String!) {

@@ -8,6 +8,7 @@ import type { GraphqlRequest } from '../lib/graphql-client';
 import { DIMENSIONS, localToday } from '../lib/format';
 import { useI18n } from '../lib/i18n';
 import { KeyFormDialog, type KeyFormValues, type ModelOption } from './key-form';
+import { NO_LIMIT_TEXTS, rateLimitInput } from './rate-limit';
 
 interface CreateKeyDialogProps {
   request: GraphqlRequest;
@@ -26,6 +27,7 @@ export function CreateKeyDialog({ request, models, onCreated, onClose }: CreateK
     dimension: DIMENSIONS[0],
     modelScope: models.length === 1 ? [models[0]!.name] : [],
     expiresAt: null,
+    rateLimit: NO_LIMIT_TEXTS,
   });
   const [error, setError] = useState<unknown>(null);
   const [saving, setSaving] = useState(false);
@@ -34,9 +36,17 @@ export function CreateKeyDialog({ request, models, onCreated, onClose }: CreateK
   const save = async () => {
     setSaving(true);
     setError(null);
+    const limit = rateLimitInput(values.rateLimit);
     try {
       const result = await request(CreateApiKeyDocument, {
-        input: { name: values.name.trim(), dimension: values.dimension, modelScope: values.modelScope, expiresAt: values.expiresAt },
+        input: {
+          name: values.name.trim(),
+          dimension: values.dimension,
+          modelScope: values.modelScope,
+          expiresAt: values.expiresAt,
+          // All empty: leave it out, so the account's default limit (if any) applies.
+          ...(limit ? { rateLimit: limit } : {}),
+        },
       });
       setSecret(result.createApiKey.secret);
       onCreated();

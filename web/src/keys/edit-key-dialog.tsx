@@ -1,10 +1,11 @@
-// 编辑: name, dimension, model scope and expiry. Only changed fields are
+// 编辑: name, dimension, model scope, expiry and rate limit. Only changed fields are
 // sent, so an untouched past expiry of an expired key is not re-validated.
 import { useState } from 'react';
 import { UpdateApiKeyDocument, type KeyRowFragment, type UpdateApiKeyInput } from '../gql/graphql';
 import type { GraphqlRequest } from '../lib/graphql-client';
 import { useI18n } from '../lib/i18n';
 import { KeyFormDialog, type KeyFormValues, type ModelOption } from './key-form';
+import { rateLimitInput, rateLimitTexts, sameRateLimit } from './rate-limit';
 
 interface EditKeyDialogProps {
   request: GraphqlRequest;
@@ -22,6 +23,8 @@ export function changedFields(before: KeyRowFragment, after: KeyFormValues): Upd
   if (after.dimension !== before.dimension) input.dimension = after.dimension;
   if (!sameSet(after.modelScope, before.modelScope)) input.modelScope = after.modelScope;
   if (after.expiresAt !== before.expiresAt) input.expiresAt = after.expiresAt;
+  const rateLimit = rateLimitInput(after.rateLimit);
+  if (!sameRateLimit(rateLimit, before.rateLimit)) input.rateLimit = rateLimit;
   return input;
 }
 
@@ -32,6 +35,7 @@ export function EditKeyDialog({ request, apiKey, models, onSaved, onClose }: Edi
     dimension: apiKey.dimension,
     modelScope: [...apiKey.modelScope],
     expiresAt: apiKey.expiresAt,
+    rateLimit: rateLimitTexts(apiKey.rateLimit),
   });
   const [error, setError] = useState<unknown>(null);
   const [saving, setSaving] = useState(false);

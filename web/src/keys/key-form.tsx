@@ -7,6 +7,8 @@ import { ErrorBanner } from '../components/error-banner';
 import { DIMENSIONS, localToday } from '../lib/format';
 import { ApiError } from '../lib/graphql-client';
 import { useI18n } from '../lib/i18n';
+import type { MessageKey } from '../lib/messages';
+import { BUDGET_FIELDS, BUDGETS, type Budget, type RateLimitTexts } from './rate-limit';
 
 /** Unticking 永不过期 proposes this many days from today. */
 const SUGGESTED_DAYS = 90;
@@ -17,7 +19,15 @@ export interface KeyFormValues {
   modelScope: string[];
   /** YYYY-MM-DD, or null for never. */
   expiresAt: string | null;
+  /** Each budget as typed; empty = no limit on it. */
+  rateLimit: RateLimitTexts;
 }
+
+const BUDGET_LABELS: Record<Budget, MessageKey> = {
+  requestsPerMinute: 'form.requestsPerMinute',
+  tokensPerMinute: 'form.tokensPerMinute',
+  concurrentRequests: 'form.concurrentRequests',
+};
 
 export interface ModelOption {
   name: string;
@@ -137,6 +147,30 @@ export function KeyFormFields({ values, onChange, models, minDate, scopeError, i
             {t('form.never')}
           </label>
         </div>
+      </fieldset>
+
+      <fieldset className="field" aria-describedby={`${id}-rate-hint`}>
+        <legend>{t('form.rateLimit')}</legend>
+        <div className="inline-fields">
+          {BUDGETS.map((budget) => (
+            <label key={budget} className="field">
+              <span className="field-label">{t(BUDGET_LABELS[budget])}</span>
+              <input
+                type="number"
+                name={budget}
+                inputMode="numeric"
+                min={1}
+                step={1}
+                value={values.rateLimit[budget]}
+                aria-invalid={invalidField === BUDGET_FIELDS[budget] || undefined}
+                onChange={(event) => set({ rateLimit: { ...values.rateLimit, [budget]: event.target.value } })}
+              />
+            </label>
+          ))}
+        </div>
+        <small id={`${id}-rate-hint`} className="hint">
+          {t('form.rateLimitHint')}
+        </small>
       </fieldset>
     </div>
   );

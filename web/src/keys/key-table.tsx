@@ -39,6 +39,7 @@ export function KeyTable({ keys, canMutate, credit, busyKeyId, loading, onAction
             <th scope="col">{t('col.modelScope')}</th>
             <th scope="col">{t('col.expiresAt')}</th>
             <th scope="col">{t('col.lastUsedAt')}</th>
+            <th scope="col">{t('col.rateLimit')}</th>
             <th scope="col" className="actions-col">
               {t('col.actions')}
             </th>
@@ -47,7 +48,7 @@ export function KeyTable({ keys, canMutate, credit, busyKeyId, loading, onAction
         <tbody>
           {keys.length === 0 ? (
             <tr>
-              <td colSpan={8} className="empty">
+              <td colSpan={9} className="empty">
                 {loading ? t('app.loading') : t('keys.empty')}
               </td>
             </tr>
@@ -110,6 +111,9 @@ export function KeyTable({ keys, canMutate, credit, busyKeyId, loading, onAction
                   <td data-col="lastUsedAt" className="nowrap">
                     {key.lastUsedAt ?? <span className="muted">{t('lastUsed.never')}</span>}
                   </td>
+                  <td data-col="rateLimit" className="nowrap">
+                    <RateLimitText limit={key.rateLimit} />
+                  </td>
                   <td className="actions">
                     {ACTIONS.map((action) => (
                       <button
@@ -132,6 +136,17 @@ export function KeyTable({ keys, canMutate, credit, busyKeyId, loading, onAction
       </table>
     </div>
   );
+}
+
+/** A key's budgets, e.g. "60 次/分 · 并发 4"; "—" for no limit. */
+function RateLimitText({ limit }: { limit: KeyRowFragment['rateLimit'] }) {
+  const { t, formatInt } = useI18n();
+  const parts = [
+    limit?.requestsPerMinute != null ? t('rateLimit.requests', { n: formatInt(limit.requestsPerMinute) }) : null,
+    limit?.tokensPerMinute != null ? t('rateLimit.tokens', { n: formatInt(limit.tokensPerMinute) }) : null,
+    limit?.concurrentRequests != null ? t('rateLimit.concurrent', { n: formatInt(limit.concurrentRequests) }) : null,
+  ].filter((part) => part !== null);
+  return parts.length === 0 ? <span className="muted">—</span> : <>{parts.join(' · ')}</>;
 }
 
 /** Where a key stands in a rotation: the old key says when it stops, the successor what it replaced. */

@@ -1,4 +1,4 @@
-// A key's rate limit (DESIGN §14): what the key resource says
+// A key's rate limit (docs/architecture.md §18): what the key resource says
 // (`rate_limit: {requests_per_minute, tokens_per_minute, concurrent_requests} | null`)
 // and how it is stored (api_keys.rate_limit, accounts.key_rate_limit: the
 // same JSON), read by the control plane, the data plane and the limiter.

@@ -16,7 +16,7 @@ export interface AuthenticatedKey {
   readonly keyName: string;
   readonly modelScope: ReadonlySet<string>;
   readonly account: AccountView;
-  /** The key's rate limit (DESIGN §14); null = none. A change reaches every process through the change feed like any key change. */
+  /** The key's rate limit (docs/architecture.md §18); null = none. A change reaches every process through the change feed like any key change. */
   readonly rateLimit: RateLimit | null;
   /**
    * Registers a call made with this key: `cut` is called with the refusal a

@@ -28,7 +28,7 @@ export interface PipelineDeps {
   logger: Logger;
   /** Admission against the accounts' credit limits (docs/architecture.md §9). */
   credit: CreditLedger;
-  /** Admission against the keys' rate limits (DESIGN §14). */
+  /** Admission against the keys' rate limits (docs/architecture.md §18). */
   rates: RateLimiter;
 }
 
@@ -138,7 +138,7 @@ export class Pipeline {
   }
 
   /**
-   * The most the call can cost and be metered (DESIGN §9), when its account
+   * The most the call can cost and be metered (docs/architecture.md §9), when its account
    * has a credit limit or its key a tokens-per-minute limit; the upstream is
    * then bound to the output it was reserved for. Null when neither needs it.
    */

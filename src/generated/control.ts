@@ -651,15 +651,16 @@ export interface components {
          * @description Per-key budgets, each held across every gateway process on the
          *     database: requests and unified tokens per UTC calendar minute (a
          *     call's tokens are its worst case at admission, corrected at
-         *     settlement) and calls running at once. A null budget is unlimited.
+         *     settlement) and calls running at once. A null or absent budget is
+         *     unlimited; an object with no budget is no limit (read back as null).
          *     Answers of a limited key carry `x-ratelimit-limit-requests`,
          *     `x-ratelimit-remaining-requests`, `x-ratelimit-reset-requests` (and
          *     the `-tokens` ones).
          */
         RateLimit: {
-            requests_per_minute: number | null;
-            tokens_per_minute: number | null;
-            concurrent_requests: number | null;
+            requests_per_minute?: number | null;
+            tokens_per_minute?: number | null;
+            concurrent_requests?: number | null;
         };
         /** @description What new keys of the account get unless their creation says otherwise. */
         KeyDefaults: {

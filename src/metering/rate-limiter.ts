@@ -1,4 +1,4 @@
-// Per-key rate limits shared by every process on one PostgreSQL (DESIGN §14),
+// Per-key rate limits shared by every process on one PostgreSQL (docs/architecture.md §18),
 // on the credit ledger's idea (credit-ledger.ts): each process holds leases
 // on a key's budget, granted from rows of `rate_leases` in chunks, and admits
 // from them without a round trip; only a lease that does not cover a call

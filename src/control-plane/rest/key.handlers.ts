@@ -25,7 +25,7 @@ export function sessionHandlers(sessions: SessionService): Record<string, Operat
   };
 }
 
-/** The account's defaults for new keys (DESIGN §14). */
+/** The account's defaults for new keys (docs/architecture.md §18). */
 export function keyDefaultsHandlers(accounts: AccountService): Record<string, OperationHandler> {
   return {
     getKeyDefaults: async ({ request }) => ({ rate_limit: (await accounts.keyDefaults(actorOf(request))).rateLimit }),

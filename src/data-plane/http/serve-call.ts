@@ -50,7 +50,7 @@ function callHeaders(call: Call): Record<string, string> {
   if (call.dropped.length > 0) headers[DROPPED_HEADER] = call.dropped.map(headerToken).join(', ');
   const lowered = call.reservation?.lowered;
   if (lowered) headers[LOWERED_HEADER] = `${lowered.from} -> ${lowered.to}`;
-  // A key with a rate limit sees its budgets on every answer, as OpenAI's clients do (DESIGN §14).
+  // A key with a rate limit sees its budgets on every answer, as OpenAI's clients do (docs/architecture.md §18).
   if (call.rate) Object.assign(headers, call.rate.headers());
   for (const [name, value] of Object.entries(headers)) validateHeaderValue(name, value);
   return headers;

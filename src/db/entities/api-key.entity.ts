@@ -20,7 +20,7 @@ export const ApiKeySchema = defineEntity({
     modelScope: p.json<string[]>(),
     /** Last valid day (YYYY-MM-DD, account zone); null = never expires. */
     expiresAt: p.date().nullable(),
-    /** Requests and unified tokens per minute, concurrent requests; null = no limit (DESIGN §14). */
+    /** Requests and unified tokens per minute, concurrent requests; null = no limit (docs/architecture.md §18). */
     rateLimit: p.json<RateLimitJson>().nullable(),
     /** SHA-256 (hex) of the secret; the secret itself is never stored. */
     secretHash: p.string().length(64).unique(),

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Per-key rate limits (DESIGN §14; src/metering/rate-limiter.ts): the
+// Per-key rate limits (docs/architecture.md §18; src/metering/rate-limiter.ts): the
 // limits of keys and the account's default for new keys; and every
 // gateway process holds lease rows on a key's budgets, one per (key, kind,
 // UTC minute) for requests and tokens, and one per key for concurrency

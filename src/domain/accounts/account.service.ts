@@ -113,6 +113,9 @@ export class AccountService {
     if (typeof body !== 'object' || body === null || Array.isArray(body) || !('rate_limit' in body)) {
       throw invalid('rate_limit', 'rate_limit is required: an object with requests_per_minute, tokens_per_minute, concurrent_requests, or null for none');
     }
+    for (const name of Object.keys(body)) {
+      if (name !== 'rate_limit') throw invalid(name, `unknown field "${name}"; allowed: rate_limit`, 'unknown_field');
+    }
     const rateLimit = parseRateLimit((body as { rate_limit: unknown }).rate_limit);
     return inTransaction(this.orm, async (em) => {
       const account = await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });

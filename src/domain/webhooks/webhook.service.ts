@@ -1,7 +1,8 @@
 // Credit-alert thresholds and webhook endpoints of an account (issue 31).
 // Owners and admins change them; viewers may read both (a secret is only
 // ever shown in the answer to the creation).
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
+import { AccountSchema } from '../../db/entities/account.entity';
 import { isObject } from '../../core/json-edit';
 import { newId } from '../../db/ids';
 import { inTransaction } from '../../db/transaction';
@@ -52,6 +53,14 @@ export interface MonthUsage {
 
 const toView = (w: Webhook): WebhookView => ({ id: w.id, url: w.url, events: w.events, createdAt: w.createdAt });
 
+/** A body's fields beyond `allowed` are refused (400 naming the first), as the contract says. */
+function onlyFields(body: unknown, allowed: readonly string[]): void {
+  if (!isObject(body)) return;
+  for (const name of Object.keys(body)) {
+    if (!allowed.includes(name)) throw invalid(name, `unknown field "${name}"; allowed: ${allowed.join(', ')}`, 'unknown_field');
+  }
+}
+
 export class WebhookService {
   constructor(
     private readonly orm: MikroORM,
@@ -72,8 +81,11 @@ export class WebhookService {
 
   async setCreditAlerts(actor: Actor, body: unknown): Promise<CreditAlertsView> {
     assertCanMutate(actor);
+    onlyFields(body, ['thresholds']);
     const thresholds = parseThresholds(isObject(body) ? body.thresholds : undefined);
     await inTransaction(this.orm, async (em) => {
+      // The account row's lock orders concurrent first settings (both would insert the thresholds row).
+      await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       const row = await em.findOne(AccountCreditAlertSchema, { account: actor.accountId });
       const before = row?.thresholds ?? [...DEFAULT_THRESHOLDS];
       if (row) row.thresholds = thresholds;
@@ -93,11 +105,14 @@ export class WebhookService {
   /** Creates an endpoint; its signing secret is in this answer and nowhere else. */
   async create(actor: Actor, body: unknown): Promise<{ webhook: WebhookView; secret: string }> {
     assertCanMutate(actor);
+    onlyFields(body, ['url', 'events']);
     const record = isObject(body) ? body : {};
     const events = parseEvents(record.events);
     const url = (await this.targets.check(record.url)).toString();
     const secret = newWebhookSecret();
     const webhook = await inTransaction(this.orm, async (em) => {
+      // The account row's lock orders concurrent creations, so the endpoint cap holds.
+      await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       const count = await em.count(WebhookSchema, { account: actor.accountId });
       if (count >= MAX_WEBHOOKS_PER_ACCOUNT) throw invalid('url', `an account has at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first`, 'too_many_webhooks');
       const created = em.create(WebhookSchema, { id: newId('whk'), account: actor.accountId, url, events, secret, createdAt: new Date() });

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { guardrailRule } from '../control-plane/rest/guardrail.handlers';
-import { createdKey } from '../control-plane/rest/key.mapper';
+import { createdKey, keySummary } from '../control-plane/rest/key.mapper';
 import { openDatabase } from '../db/database';
 import { AccountService, parseCreditLimit, parseCreditOverflow } from '../domain/accounts/account.service';
 import type { Actor } from '../domain/actor';
@@ -32,9 +32,25 @@ const USAGE = `usage: npm run admin -- <command>
   key rotate --account ID --key KEY_ID [--grace-hours H]
       a successor key with the same name, dimension, scope and expiry; its secret is printed
       once (api_key). The old key works for H hours (default 24), then is cancelled;
-      --grace-hours 0 suspends it at once (emergency)`;
+      --grace-hours 0 suspends it at once (emergency)
+  key rate-limit --account ID --key KEY_ID --rate-limit JSON|none
+      one key's limit, JSON as the REST body's rate_limit
+      ({"requests_per_minute":60,"tokens_per_minute":null,"concurrent_requests":4}); none lifts it
+  key-defaults set --account ID --rate-limit JSON|none
+      the rate limit new keys of the account get`;
 
 class UsageError extends Error {}
+
+/** `--rate-limit`: JSON as the REST body's rate_limit, or `none` (no limit). */
+function rateLimitOption(values: Record<string, string | boolean | undefined>): unknown {
+  const text = required(values, 'rate-limit');
+  if (text === 'none') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new UsageError('--rate-limit must be JSON such as {"requests_per_minute":60,"tokens_per_minute":null,"concurrent_requests":4}, or none');
+  }
+}
 
 function required(values: Record<string, string | boolean | undefined>, name: string): string {
   const value = values[name];
@@ -80,7 +96,7 @@ async function run(argv: string[]): Promise<unknown> {
     strict: true,
   });
   const command = `${noun ?? ''} ${verb ?? ''}`.trim();
-  const known = ['account create', 'account list', 'user create', 'credit-limit set', 'guardrail set', 'guardrail reset', 'settlement close', 'key rotate', 'key-defaults set'];
+  const known = ['account create', 'account list', 'user create', 'credit-limit set', 'guardrail set', 'guardrail reset', 'settlement close', 'key rotate', 'key rate-limit', 'key-defaults set'];
   if (!known.includes(command)) throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
 
   const config = loadConfig();
@@ -132,18 +148,16 @@ async function run(argv: string[]): Promise<unknown> {
         return view(account);
       }
       case 'key-defaults set': {
-        // The rate limit new keys of the account get: JSON as the REST body's rate_limit, or `none`.
-        const text = required(values, 'rate-limit');
-        let rateLimit: unknown = null;
-        if (text !== 'none') {
-          try {
-            rateLimit = JSON.parse(text);
-          } catch {
-            throw new UsageError('--rate-limit must be JSON such as {"requests_per_minute":60,"tokens_per_minute":null,"concurrent_requests":4}, or none');
-          }
-        }
-        const defaults = await accounts.setKeyDefaults(operator(required(values, 'account')), { rate_limit: rateLimit });
+        // The rate limit new keys of the account get.
+        const defaults = await accounts.setKeyDefaults(operator(required(values, 'account')), { rate_limit: rateLimitOption(values) });
         return { rate_limit: defaults.rateLimit };
+      }
+      case 'key rate-limit': {
+        // One key's limit, through the same update (and checks, audit and change notice) as REST and GraphQL.
+        const account = await accounts.get(required(values, 'account'));
+        const models = { has: (name: string) => catalog.modelsByName.has(name), names: () => catalog.models.map((m) => m.name) };
+        const keys = new ApiKeyService(database.orm, accounts, audit, models, new CreditMonitor(database.pool, catalog.minimalCallMicros));
+        return keySummary(await keys.update(operator(account.id), required(values, 'key'), { rate_limit: rateLimitOption(values) }));
       }
       case 'guardrail set':
       case 'guardrail reset': {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { runAdmin, runAdminWithInput, type AdminRun } from '../../support/admin-cli';
-import { addUser, api, createAccount, startTestApp, type TestApp } from '../../support/app';
+import { addUser, api, createAccount, createKey, startTestApp, type TestApp } from '../../support/app';
 import { testDatabase } from '../../support/db';
 
 const unique = () => randomBytes(4).toString('hex');
@@ -98,6 +98,21 @@ describe('operator CLI (src/cli/admin.ts)', function () {
       const bad = await admin('key-defaults', 'set', '--account', accountId, '--rate-limit', '{"requests_per_minute":0}');
       expect(bad.code).to.not.equal(0);
       expect(bad.stderr).to.contain('requests_per_minute');
+    });
+
+    it('key rate-limit: sets one key\'s limit (the running gateway shows it), none lifts it, a bad budget is refused naming it', async () => {
+      const { token } = await addUser(t, accountId, 'owner');
+      const key = await createKey(t, token, { model_scope: ['tsxt-fast'] });
+      const limit = { requests_per_minute: 30, tokens_per_minute: 200_000, concurrent_requests: 2 };
+      const set = json(await admin('key', 'rate-limit', '--account', accountId, '--key', key.api_key_id, '--rate-limit', JSON.stringify(limit)));
+      expect(set).to.include({ api_key_id: key.api_key_id });
+      expect(set.rate_limit).to.deep.equal(limit);
+      expect((await api(t, 'GET', `/api/v1/keys/${key.api_key_id}`, token)).body.rate_limit).to.deep.equal(limit);
+      expect(json(await admin('key', 'rate-limit', '--account', accountId, '--key', key.api_key_id, '--rate-limit', 'none')).rate_limit).to.equal(null);
+      expect((await api(t, 'GET', `/api/v1/keys/${key.api_key_id}`, token)).body.rate_limit).to.equal(null);
+      const bad = await admin('key', 'rate-limit', '--account', accountId, '--key', key.api_key_id, '--rate-limit', '{"concurrent_requests":-1}');
+      expect(bad.code).to.not.equal(0);
+      expect(bad.stderr).to.contain('concurrent_requests');
     });
 
     it('credit-limit set 5.5, then none: the running gateway shows each at once', async () => {

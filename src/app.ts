@@ -13,6 +13,7 @@ import { CHANNELS, ChangeFeed } from './db/change-feed';
 import type { Database } from './db/database';
 import { AccountService } from './domain/accounts/account.service';
 import { AuditService } from './domain/audit/audit.service';
+import { PgAuditRepository } from './domain/audit/audit.repository';
 import { GuardrailPolicyService } from './domain/guardrails/guardrail-policy.service';
 import { SessionService } from './domain/auth/session.service';
 import { bootstrap, type FirstStartCredentials } from './domain/bootstrap';
@@ -114,7 +115,7 @@ function breakerSettings(catalog: Catalog): (id: string) => BreakerOptions {
 
 /** The services bootstrap needs; createApp builds on the same ones. */
 function accountServices({ config, database, catalog }: AppOptions, changes?: ChangeFeed) {
-  const audit = new AuditService(database.orm);
+  const audit = new AuditService(new PgAuditRepository(database.orm));
   const accounts = new AccountService(database.orm, audit, { timezone: config.timezone, currency: catalog.currency }, (accountId) =>
     changes?.emitLocal(CHANNELS.accounts, accountId),
   );

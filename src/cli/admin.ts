@@ -9,6 +9,7 @@ import { openDatabase } from '../db/database';
 import { AccountService, parseCreditLimit, parseCreditOverflow } from '../domain/accounts/account.service';
 import type { Actor } from '../domain/actor';
 import { AuditService } from '../domain/audit/audit.service';
+import { PgAuditRepository } from '../domain/audit/audit.repository';
 import { GuardrailPolicyService } from '../domain/guardrails/guardrail-policy.service';
 import { ApiKeyService } from '../domain/keys/api-key.service';
 import { KeyRotationService } from '../domain/keys/key-rotation.service';
@@ -103,7 +104,7 @@ async function run(argv: string[]): Promise<unknown> {
   const catalog = await loadCatalog(config.catalogPath, config.upstreamEnv);
   const database = await openDatabase(config);
   try {
-    const audit = new AuditService(database.orm);
+    const audit = new AuditService(new PgAuditRepository(database.orm));
     const accounts = new AccountService(database.orm, audit, { timezone: config.timezone, currency: catalog.currency });
     const sessions = new SessionService(database.orm, config.sessionTtlHours * 3600_000);
     const view = (a: Awaited<ReturnType<AccountService['get']>>) => ({

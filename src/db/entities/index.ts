@@ -1,7 +1,7 @@
 import { AccountSchema } from './account.entity';
 import { AccountGuardrailPolicySchema } from './account-guardrail-policy.entity';
 import { ApiKeySchema } from './api-key.entity';
-import { AuditEventSchema } from './audit-event.entity';
+import { AuditEventSchema } from '../../domain/audit/audit-event.entity';
 import { ConsoleSessionSchema } from './console-session.entity';
 import { ConsoleUserSchema } from './console-user.entity';
 import { AccountCreditAlertSchema, WebhookDeliverySchema, WebhookEventSchema, WebhookSchema } from '../../domain/webhooks/webhook.entity';

@@ -1,3 +1,4 @@
+import { txOf } from '../pg-transactor';
 import { LockMode, UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
 import { isValidTimeZone } from '../../config';
 import { CHANNELS, notifyChange } from '../../db/change-feed';
@@ -120,7 +121,7 @@ export class AccountService {
     return inTransaction(this.orm, async (em) => {
       const account = await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
-      this.audit.record(em, actor, 'account.key_defaults_set', null, { rate_limit: { from: account.keyRateLimit ?? null, to: rateLimit } });
+      this.audit.record(txOf(em), actor, 'account.key_defaults_set', null, { rate_limit: { from: account.keyRateLimit ?? null, to: rateLimit } });
       account.keyRateLimit = rateLimit;
       await em.flush();
       return { rateLimit };
@@ -145,7 +146,7 @@ export class AccountService {
         changes.credit_overflow = { from: account.creditOverflow, to: creditOverflow };
         account.creditOverflow = creditOverflow;
       }
-      this.audit.record(em, actor, 'account.credit_limit_set', null, changes);
+      this.audit.record(txOf(em), actor, 'account.credit_limit_set', null, changes);
       await em.flush();
       await notifyChange(em, CHANNELS.accounts, account.id);
       return toView(account);

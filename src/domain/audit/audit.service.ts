@@ -1,8 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { newId } from '../../db/ids';
-import { AuditEventSchema, type AuditChanges } from '../../db/entities/audit-event.entity';
 import type { Actor } from '../actor';
+import type { Tx } from '../transaction';
+import type { AuditChanges } from './audit-event.entity';
+import type { AuditRepository } from './audit.repository';
 
 export interface AuditEventView {
   id: string;
@@ -22,13 +22,13 @@ export interface AuditQuery {
 }
 
 export class AuditService {
-  constructor(private readonly orm: MikroORM) {}
+  constructor(private readonly events: AuditRepository) {}
 
-  /** Writes an audit event inside the caller's transaction, so it commits or fails with the change. */
-  record(em: EntityManager, actor: Actor, action: string, apiKeyId: string | null, changes: AuditChanges): void {
-    em.create(AuditEventSchema, {
+  /** Writes an audit event inside the caller's unit of work, so it commits or fails with the change. */
+  record(tx: Tx, actor: Actor, action: string, apiKeyId: string | null, changes: AuditChanges): void {
+    this.events.append(tx, {
       id: newId('aud'),
-      account: actor.accountId,
+      accountId: actor.accountId,
       actorUserId: actor.userId,
       actor: actor.label,
       action,
@@ -39,26 +39,14 @@ export class AuditService {
     });
   }
 
+  /** The actor's account's events, newest first: another account's are never read. */
   async list(actor: Actor, query: AuditQuery): Promise<{ total: number; items: AuditEventView[] }> {
-    const em = this.orm.em.fork();
-    const where = { account: actor.accountId, ...(query.apiKeyId ? { apiKeyId: query.apiKeyId } : {}) };
-    const [rows, total] = await em.findAndCount(AuditEventSchema, where, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
+    const { total, items } = await this.events.page({
+      accountId: actor.accountId,
+      apiKeyId: query.apiKeyId,
       limit: query.pageSize,
       offset: (query.page - 1) * query.pageSize,
     });
-    return {
-      total,
-      items: rows.map((r) => ({
-        id: r.id,
-        actor: r.actor,
-        actorUserId: r.actorUserId ?? null,
-        action: r.action,
-        apiKeyId: r.apiKeyId ?? null,
-        changes: r.changes,
-        ip: r.ip ?? null,
-        createdAt: r.createdAt,
-      })),
-    };
+    return { total, items: items.map(({ accountId: _account, ...view }) => view) };
   }
 }

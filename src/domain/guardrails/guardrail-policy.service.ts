@@ -4,6 +4,7 @@
 // until the account resets it. A change is audited and announced on the
 // accounts channel, so every gateway process drops the account's cached
 // guardrail engine.
+import { txOf } from '../pg-transactor';
 import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { CHANNELS, notifyChange } from '../../db/change-feed';
 import { AccountSchema } from '../../db/entities/account.entity';
@@ -86,7 +87,7 @@ export class GuardrailPolicyService {
       } else {
         em.create(AccountGuardrailPolicySchema, { id: newId('grp'), account: actor.accountId, rule: known, policy, updatedAt: now });
       }
-      if (before !== policy) this.audit.record(em, actor, 'guardrail.policy_set', null, { [known]: { from: before, to: policy } });
+      if (before !== policy) this.audit.record(txOf(em), actor, 'guardrail.policy_set', null, { [known]: { from: before, to: policy } });
       return { override: { policy, updatedAt: now }, changed: true };
     });
   }
@@ -103,7 +104,7 @@ export class GuardrailPolicyService {
       if (!existing) return { override: undefined, changed: false };
       em.remove(existing);
       // Audited even when the override equals today's default: the account stops being pinned to it.
-      this.audit.record(em, actor, 'guardrail.policy_reset', null, { [known]: { from: existing.policy, to: this.defaults[known] } });
+      this.audit.record(txOf(em), actor, 'guardrail.policy_reset', null, { [known]: { from: existing.policy, to: this.defaults[known] } });
       return { override: undefined, changed: true };
     });
   }

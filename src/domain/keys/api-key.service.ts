@@ -1,9 +1,10 @@
+import { txOf } from '../pg-transactor';
 import { LockMode, UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { CHANNELS, notifyChange } from '../../db/change-feed';
 import { ApiKeySchema, type ApiKey } from '../../db/entities/api-key.entity';
 import { AccountSchema } from '../../db/entities/account.entity';
 import type { RateLimitJson } from '../../core/rate-limit';
-import type { AuditChanges } from '../../db/entities/audit-event.entity';
+import type { AuditChanges } from '../audit/audit-event.entity';
 import { newId } from '../../db/ids';
 import { conflict, notFound } from '../../errors';
 import { assertCanMutate, type Actor } from '../actor';
@@ -213,7 +214,7 @@ export class ApiKeyService {
         updatedAt: new Date(),
         cancelledAt: null,
       });
-      this.audit.record(em, actor, 'key.create', created.id, changesOf({}, { ...fields }));
+      this.audit.record(txOf(em), actor, 'key.create', created.id, changesOf({}, { ...fields }));
       return created;
     });
     return { key: this.view(key, ctx), secret };
@@ -240,7 +241,7 @@ export class ApiKeyService {
       if (fields.modelScope !== undefined) key.modelScope = fields.modelScope;
       if (fields.expiresAt !== undefined) key.expiresAt = fields.expiresAt;
       if (fields.rateLimit !== undefined) key.rateLimit = fields.rateLimit;
-      if (Object.keys(changes).length > 0) this.audit.record(em, actor, 'key.update', key.id, changes);
+      if (Object.keys(changes).length > 0) this.audit.record(txOf(em), actor, 'key.update', key.id, changes);
       return key;
     });
     return this.view(key, ctx);
@@ -290,7 +291,7 @@ export class ApiKeyService {
       if (before.suspendedReason !== after.suspendedReason) {
         changes.suspended_reason = { from: before.suspendedReason, to: after.suspendedReason };
       }
-      this.audit.record(em, actor, action, key.id, changes);
+      this.audit.record(txOf(em), actor, action, key.id, changes);
       return key;
     });
     return this.view(key, ctx);

@@ -1,10 +1,11 @@
 // Key rotation as one action (issue 31): the successor takes over the old
 // key's owner fields under a new secret, and the old key either keeps working
 // for a grace period (planned) or is suspended at once (emergency, grace 0).
+import { txOf } from '../pg-transactor';
 import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { CHANNELS, notifyChange } from '../../db/change-feed';
 import { ApiKeySchema, type ApiKey } from '../../db/entities/api-key.entity';
-import type { AuditChanges } from '../../db/entities/audit-event.entity';
+import type { AuditChanges } from '../audit/audit-event.entity';
 import { newId } from '../../db/ids';
 import { inTransaction } from '../../db/transaction';
 import { conflict, invalid, notFound } from '../../errors';
@@ -102,8 +103,8 @@ export class KeyRotationService {
       };
       if (before.status !== after.status) changes.status = { from: before.status, to: after.status };
       if (before.suspendedReason !== after.suspendedReason) changes.suspended_reason = { from: before.suspendedReason, to: after.suspendedReason };
-      this.audit.record(em, actor, 'key.rotate', old.id, changes);
-      this.audit.record(em, actor, 'key.create', successorId, {
+      this.audit.record(txOf(em), actor, 'key.rotate', old.id, changes);
+      this.audit.record(txOf(em), actor, 'key.create', successorId, {
         name: { from: null, to: successor.name },
         dimension: { from: null, to: successor.dimension },
         model_scope: { from: null, to: successor.modelScope },

@@ -5,6 +5,7 @@
 // and admission do not wait for it: a key past `cancels_at` reads cancelled
 // and is refused at once (key-status.ts); the sweep makes that stored, frees
 // the name, and NOTIFYs so calls still streaming on the key are cut.
+import { txOf } from '../pg-transactor';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { CHANNELS, notifyChange } from '../../db/change-feed';
@@ -69,7 +70,7 @@ export class KeyRotationSweep {
       );
       for (const row of rows) {
         const actor: Actor = { accountId: row.account_id, userId: null, label: ROTATION_ACTOR_LABEL, role: 'owner', ip: null };
-        this.audit.record(em, actor, 'key.cancel', row.id, {
+        this.audit.record(txOf(em), actor, 'key.cancel', row.id, {
           status: { from: row.was, to: 'cancelled' },
           reason: { from: null, to: 'rotation_grace_ended' },
         });

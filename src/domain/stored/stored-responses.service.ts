@@ -2,6 +2,7 @@
 // the account's keys stored (responses and conversations), audited. Keys'
 // own lifecycle never deletes them (a cancelled key's responses stay until
 // they expire or are purged).
+import { txOf } from '../pg-transactor';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { inTransaction } from '../../db/transaction';
 import { appError } from '../../errors';
@@ -26,7 +27,7 @@ export class StoredResponsesService {
     const deleted = await this.store.purgeAccount(actor.accountId);
     // Batches commit as they go (no long transaction over a large table): the audit event follows the last one.
     await inTransaction(this.orm, async (em) => {
-      this.audit.record(em, actor, 'stored_responses.purge', null, { stored_responses: { from: deleted, to: 0 } });
+      this.audit.record(txOf(em), actor, 'stored_responses.purge', null, { stored_responses: { from: deleted, to: 0 } });
       await em.flush();
     });
     return deleted;

@@ -1,6 +1,7 @@
 // Credit-alert thresholds and webhook endpoints of an account (issue 31).
 // Owners and admins change them; viewers may read both (a secret is only
 // ever shown in the answer to the creation).
+import { txOf } from '../pg-transactor';
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import { AccountSchema } from '../../db/entities/account.entity';
 import { isObject } from '../../core/json-edit';
@@ -91,7 +92,7 @@ export class WebhookService {
       if (row) row.thresholds = thresholds;
       else em.create(AccountCreditAlertSchema, { account: actor.accountId, thresholds, updatedAt: new Date() });
       if (JSON.stringify(before) !== JSON.stringify(thresholds)) {
-        this.audit.record(em, actor, 'account.credit_alerts_set', null, { thresholds: { from: before, to: thresholds } });
+        this.audit.record(txOf(em), actor, 'account.credit_alerts_set', null, { thresholds: { from: before, to: thresholds } });
       }
     });
     return this.creditAlerts(actor);
@@ -116,7 +117,7 @@ export class WebhookService {
       const count = await em.count(WebhookSchema, { account: actor.accountId });
       if (count >= MAX_WEBHOOKS_PER_ACCOUNT) throw invalid('url', `an account has at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first`, 'too_many_webhooks');
       const created = em.create(WebhookSchema, { id: newId('whk'), account: actor.accountId, url, events, secret, createdAt: new Date() });
-      this.audit.record(em, actor, 'webhook.create', null, { webhook_id: { from: null, to: created.id }, url: { from: null, to: url }, events: { from: null, to: events } });
+      this.audit.record(txOf(em), actor, 'webhook.create', null, { webhook_id: { from: null, to: created.id }, url: { from: null, to: url }, events: { from: null, to: events } });
       return created;
     });
     return { webhook: toView(webhook), secret };
@@ -129,7 +130,7 @@ export class WebhookService {
       const webhook = await em.findOne(WebhookSchema, { id, account: actor.accountId });
       if (!webhook) throw webhookNotFound(id);
       em.remove(webhook);
-      this.audit.record(em, actor, 'webhook.delete', null, { webhook_id: { from: webhook.id, to: null }, url: { from: webhook.url, to: null }, events: { from: webhook.events, to: null } });
+      this.audit.record(txOf(em), actor, 'webhook.delete', null, { webhook_id: { from: webhook.id, to: null }, url: { from: webhook.url, to: null }, events: { from: webhook.events, to: null } });
     });
   }
 

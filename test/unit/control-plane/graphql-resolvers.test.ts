@@ -29,6 +29,7 @@ function untouched<T>(name: string): T {
 describe('GraphQL resolvers', () => {
   /** Each guardrailPolicies call: its account and how many gate turns were taken while it ran. */
   const policyCalls: { accountId: string; running: number }[] = [];
+  const purgeCalls: { accountId: string; running: number }[] = [];
   const gate = new ControlPlaneGate({ ...CONTROL_PLANE_LIMITS, timeoutMs: 5_000 });
   const services: ControlPlaneServices = {
     sessions: untouched('sessions'),
@@ -37,7 +38,12 @@ describe('GraphQL resolvers', () => {
     rotations: untouched('rotations'),
     audit: untouched('audit'),
     usage: untouched('usage'),
-    storedResponses: untouched('storedResponses'),
+    storedResponses: {
+      purge: async (actor: Actor): Promise<number> => {
+        purgeCalls.push({ accountId: actor.accountId, running: gate.load.running });
+        return 3;
+      },
+    } as unknown as ControlPlaneServices['storedResponses'],
     webhooks: untouched('webhooks'),
     guardrailPolicies: {
       list: async (actor: Actor): Promise<GuardrailRuleView[]> => {
@@ -76,6 +82,13 @@ describe('GraphQL resolvers', () => {
     expect(result.data).to.deep.equal({ guardrailPolicies: [{ rule: 'email', policy: 'block', overridden: true, updatedAt: '2026-11-01T00:00:00.000Z' }] });
     expect(policyCalls).to.deep.equal([{ accountId: 'acct-1', running: 1 }]);
     expect(gate.load).to.deep.equal({ running: 0, waiting: 0 });
+  });
+
+  it('passes the stored-response purge (batched deletes) through the gate too', async () => {
+    const result = await run('mutation { purgeStoredResponses }');
+    expect(result.errors).to.equal(undefined);
+    expect(result.data).to.deep.equal({ purgeStoredResponses: 3 });
+    expect(purgeCalls).to.deep.equal([{ accountId: 'acct-1', running: 1 }]);
   });
 
   it('asks the session service for the precise 401 when the request brought no caller', async () => {

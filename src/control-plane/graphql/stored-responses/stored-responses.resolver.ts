@@ -1,10 +1,13 @@
-import { Int, Mutation, Resolver } from 'type-graphql';
+import { Int, Mutation, Resolver, UseMiddleware } from 'type-graphql';
 import type { Actor } from '../../../domain/actor';
 import type { StoredResponsesService } from '../../../domain/stored/stored-responses.service';
 import { CurrentActor } from '../common/context';
+import { gated } from '../common/gate.middleware';
 import { Cost } from '../common/query-cost';
 
+// Through the control-plane gate like every database-backed field: a purge is batched deletes.
 @Resolver()
+@UseMiddleware(gated)
 export class StoredResponsesResolver {
   constructor(private readonly stored: StoredResponsesService) {}
 

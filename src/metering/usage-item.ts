@@ -1,35 +1,16 @@
 // One stored usage row as the API shows it. Usage detail and the CSV export
 // both map rows here, so the two cannot drift apart field by field.
-import type { PriceTier } from '../core/catalog.types';
+import type { components } from '../generated/control';
 import { formatMicros } from '../core/decimal';
 import { tierTokens, type PriceClass } from './tiers';
 
-export interface UsageItem {
-  request_id: string;
-  /** The Responses form's `resp_…` id (its stored response, while kept); null for the other forms. */
-  response_id: string | null;
-  api_key_id: string;
-  /** The neutral catalog model. */
-  model: string;
-  /** The name the caller sent (the neutral name or one of its aliases). */
-  requested_model: string;
-  routed_model: string | null;
-  provider: string | null;
-  form: string;
-  stream: boolean;
-  thinking: boolean;
-  status: string;
-  /** Some figure is the gateway's local count: the upstream's own usage never arrived. */
-  estimated: boolean;
-  route_tier: string | null;
-  tiers: Record<PriceTier, number>;
-  total_tokens: number;
-  amount: string;
-  created_at: string;
-}
+/** The contract's usage row (openapi/control.yaml `UsageRecord`): one declaration, generated. */
+export type UsageItem = components['schemas']['UsageRecord'];
 
 /** The columns ITEM_COLUMNS selects, as node-postgres returns them: the item's own fields plus what it is derived from. */
-export interface UsageRow extends Omit<UsageItem, 'tiers' | 'amount' | 'created_at'> {
+export interface UsageRow extends Omit<UsageItem, 'tiers' | 'amount' | 'created_at' | 'form' | 'status'> {
+  form: string;
+  status: string;
   id: string;
   price_tier: PriceClass;
   tokens_input_cache_hit: number;
@@ -48,10 +29,11 @@ export function usageItem(r: UsageRow): UsageItem {
     requested_model: r.requested_model,
     routed_model: r.routed_model,
     provider: r.provider,
-    form: r.form,
+    // Written only from the recorder's typed ProtocolForm and UsageStatus, the contract's values.
+    form: r.form as UsageItem['form'],
     stream: r.stream,
     thinking: r.thinking,
-    status: r.status,
+    status: r.status as UsageItem['status'],
     estimated: r.estimated,
     route_tier: r.route_tier,
     tiers: tierTokens({

@@ -112,7 +112,8 @@ export interface KeyGrants {
   grantById(id: string): Promise<KeyGrant | undefined>;
 }
 
-const SORT_FIELD = {
+/** The record field each sort reads. */
+export const KEY_SORT_FIELDS = {
   created_at: 'createdAt',
   last_used_at: 'lastUsedAt',
   expires_at: 'expiresAt',
@@ -213,7 +214,7 @@ export class PgApiKeyRepository implements ApiKeyRepository, KeyGrants {
         query.q ? { name: { $ilike: `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } } : {},
       ],
     };
-    const field = SORT_FIELD[query.sort];
+    const field = KEY_SORT_FIELDS[query.sort];
     const direction = query.order === 'asc' ? 'asc nulls last' : 'desc nulls last';
     const [rows, total] = await this.orm.em.fork().findAndCount(ApiKeySchema, where, {
       orderBy: [{ [field]: direction }, { id: query.order }],

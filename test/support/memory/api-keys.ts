@@ -1,27 +1,20 @@
 import type { AccountView } from '../../../src/domain/accounts/account.service';
-import type {
-  ApiKeyChanges,
-  ApiKeyRecord,
-  ApiKeyRepository,
-  CancelledKey,
-  HandOver,
-  KeyGrant,
-  KeyGrants,
-  KeyPageQuery,
-  KeyWrite,
+import {
+  KEY_SORT_FIELDS,
+  type ApiKeyChanges,
+  type ApiKeyRecord,
+  type ApiKeyRepository,
+  type CancelledKey,
+  type HandOver,
+  type KeyGrant,
+  type KeyGrants,
+  type KeyPageQuery,
+  type KeyWrite,
 } from '../../../src/domain/keys/api-key.repository';
 import { graceEnded } from '../../../src/domain/keys/api-key.service';
 import { effectiveStatus } from '../../../src/domain/keys/key-status';
 import type { Tx } from '../../../src/domain/transaction';
 import { MemoryRows } from './transactor';
-
-const SORT_FIELD = {
-  created_at: 'createdAt',
-  last_used_at: 'lastUsedAt',
-  expires_at: 'expiresAt',
-  name: 'name',
-  used_tokens: 'usedTokens',
-} as const;
 
 type Sortable = string | number | Date | null;
 
@@ -45,7 +38,7 @@ export class MemoryApiKeyRepository extends MemoryRows<ApiKeyRecord> implements 
   readonly lookups: string[] = [];
 
   async page(query: KeyPageQuery): Promise<{ total: number; items: ApiKeyRecord[] }> {
-    const field = SORT_FIELD[query.sort];
+    const field = KEY_SORT_FIELDS[query.sort];
     const sign = query.order === 'asc' ? 1 : -1;
     const matching = this.all()
       .filter((k) => k.accountId === query.accountId)

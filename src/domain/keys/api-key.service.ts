@@ -217,11 +217,9 @@ export class ApiKeyService {
         rateLimit: key.rateLimit,
       };
       const changes = changesOf(before, fields);
-      const { rateLimit, ...rest } = fields;
-      const set = { ...rest, ...(rateLimit !== undefined ? { rateLimit } : {}) };
-      if ((await this.keys.update(tx, key.id, set)) === 'name_taken') throw nameTaken();
+      if ((await this.keys.update(tx, key.id, fields)) === 'name_taken') throw nameTaken();
       if (Object.keys(changes).length > 0) this.audit.record(tx, actor, 'key.update', key.id, changes);
-      return { ...key, ...set };
+      return { ...key, ...fields };
     });
     return this.view(key, ctx);
   }

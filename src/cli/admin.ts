@@ -12,6 +12,9 @@ import { AuditService } from '../domain/audit/audit.service';
 import { PgAuditRepository } from '../domain/audit/audit.repository';
 import { GuardrailPolicyService } from '../domain/guardrails/guardrail-policy.service';
 import { ApiKeyService } from '../domain/keys/api-key.service';
+import { PgApiKeyRepository } from '../domain/keys/api-key.repository';
+import { PgTransactor } from '../domain/pg-transactor';
+import { parseRateLimit } from '../core/rate-limit';
 import { KeyRotationService } from '../domain/keys/key-rotation.service';
 import { SessionService } from '../domain/auth/session.service';
 import { AppError } from '../errors';
@@ -157,8 +160,8 @@ async function run(argv: string[]): Promise<unknown> {
         // One key's limit, through the same update (and checks, audit and change notice) as REST and GraphQL.
         const account = await accounts.get(required(values, 'account'));
         const models = { has: (name: string) => catalog.modelsByName.has(name), names: () => catalog.models.map((m) => m.name) };
-        const keys = new ApiKeyService(database.orm, accounts, audit, models, new CreditMonitor(database.pool, catalog.minimalCallMicros));
-        return keySummary(await keys.update(operator(account.id), required(values, 'key'), { rate_limit: rateLimitOption(values) }));
+        const keys = new ApiKeyService(new PgApiKeyRepository(database.orm, database.pool), new PgTransactor(database.orm), accounts, audit, models, new CreditMonitor(database.pool, catalog.minimalCallMicros));
+        return keySummary(await keys.update(operator(account.id), required(values, 'key'), { rateLimit: parseRateLimit(rateLimitOption(values)) }));
       }
       case 'guardrail set':
       case 'guardrail reset': {
@@ -173,11 +176,13 @@ async function run(argv: string[]): Promise<unknown> {
       case 'key rotate': {
         const account = await accounts.get(required(values, 'account'));
         const models = { has: (name: string) => catalog.modelsByName.has(name), names: () => catalog.models.map((m) => m.name) };
-        const keys = new ApiKeyService(database.orm, accounts, audit, models, new CreditMonitor(database.pool, catalog.minimalCallMicros));
+        const keyRows = new PgApiKeyRepository(database.orm, database.pool);
+        const transactor = new PgTransactor(database.orm);
+        const keys = new ApiKeyService(keyRows, transactor, accounts, audit, models, new CreditMonitor(database.pool, catalog.minimalCallMicros));
         const grace = values['grace-hours'];
         // A non-number reaches the service as NaN, which it refuses naming grace_hours.
-        const body = grace === undefined ? {} : { grace_hours: grace.trim() === '' ? Number.NaN : Number(grace) };
-        return createdKey(await new KeyRotationService(database.orm, keys, audit).rotate(operator(account.id), required(values, 'key'), body));
+        const input = grace === undefined ? {} : { graceHours: grace.trim() === '' ? Number.NaN : Number(grace) };
+        return createdKey(await new KeyRotationService(keyRows, transactor, keys, audit).rotate(operator(account.id), required(values, 'key'), input));
       }
       default: {
         const usage = new UsageQueryService(database.pool, accounts, catalog, new CreditMonitor(database.pool, catalog.minimalCallMicros));

@@ -40,13 +40,33 @@ export function parseRateLimit(value: unknown, field = 'rate_limit'): RateLimitJ
   for (const name of BUDGETS) {
     const budget = record[name];
     if (budget === undefined || budget === null) continue;
-    if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 1 || budget > MAX_BUDGET) {
-      throw invalid(`${field}.${name}`, `${field}.${name} must be a whole number from 1 to ${MAX_BUDGET}, or null for no limit on it`);
-    }
+    if (typeof budget !== 'number' || !isBudget(budget)) throw budgetError(field, name);
     out[name] = budget;
   }
   return BUDGETS.every((name) => out[name] === null) ? null : out;
 }
+
+/**
+ * The value rules alone, for a limit a transport has already typed (GraphQL's
+ * input, the admin CLI): each budget a whole number from 1 to the maximum, or
+ * null; every budget null is no limit: null. Same errors as `parseRateLimit`.
+ */
+export function checkRateLimit(value: RateLimitJson | null, field = 'rate_limit'): RateLimitJson | null {
+  if (value === null) return null;
+  const out: RateLimitJson = { requests_per_minute: null, tokens_per_minute: null, concurrent_requests: null };
+  for (const name of BUDGETS) {
+    const budget = value[name] ?? null;
+    if (budget === null) continue;
+    if (!isBudget(budget)) throw budgetError(field, name);
+    out[name] = budget;
+  }
+  return BUDGETS.every((name) => out[name] === null) ? null : out;
+}
+
+const isBudget = (budget: number): boolean => Number.isInteger(budget) && budget >= 1 && budget <= MAX_BUDGET;
+
+const budgetError = (field: string, name: string) =>
+  invalid(`${field}.${name}`, `${field}.${name} must be a whole number from 1 to ${MAX_BUDGET}, or null for no limit on it`);
 
 /** The limiter's form of a stored limit (null stays null). */
 export function rateLimitOf(stored: RateLimitJson | null | undefined): RateLimit | null {

@@ -1,13 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type pg from 'pg';
 import { CHANNELS, type ChangeFeed } from '../db/change-feed';
 import { bearerToken } from '../http/bearer';
-import { parseCreditOverflow, type AccountView } from '../domain/accounts/account.service';
+import type { AccountView } from '../domain/accounts/account.service';
+import type { KeyGrant, KeyGrants } from '../domain/keys/api-key.repository';
 import { hashSecret, hasSecretShape, hasValidChecksum } from '../domain/keys/key-secret';
 import { effectiveStatus, type StoredStatus } from '../domain/keys/key-status';
 import { zoneDate } from '../domain/zone-time';
 import { type AppError, appError } from '../errors';
-import { rateLimitOf, type RateLimit, type RateLimitJson } from '../core/rate-limit';
+import { rateLimitOf, type RateLimit } from '../core/rate-limit';
 import type { CreditMonitor } from '../metering/credit-monitor';
 
 /** Shared by every call made with the key while it is cached: never mutated. */
@@ -34,23 +34,6 @@ interface CachedKey {
   expiresAt: string | null;
   /** When a rotated-away key's grace ends (ms since the epoch), or null. */
   cancelsAt: number | null;
-}
-
-interface KeyRow {
-  id: string;
-  name: string;
-  status: StoredStatus;
-  expires_at: string | null;
-  cancels_at: Date | null;
-  model_scope: string[];
-  rate_limit: RateLimitJson | null;
-  account_id: string;
-  account_name: string;
-  timezone: string;
-  currency: string;
-  credit_limit_micros: number | null;
-  credit_overflow: string;
-  account_created_at: Date;
 }
 
 const notAKey = (): AppError => appError('unknownApiKey');
@@ -99,7 +82,8 @@ export class KeyAuthenticator {
   onLookup: (outcome: KeyLookupOutcome) => void = () => {};
 
   constructor(
-    private readonly pool: pg.Pool,
+    /** The key lookups (api-key.repository.ts): one query each, no ORM. */
+    private readonly grants: KeyGrants,
     private readonly changes: ChangeFeed,
     private readonly credit: CreditMonitor,
   ) {
@@ -188,10 +172,9 @@ export class KeyAuthenticator {
    */
   private async recheck(keyId: string): Promise<void> {
     try {
-      const result = await this.pool.query<KeyRow>(`${KEY_SELECT} where k.id = $1`, [keyId]);
-      const row = result.rows[0];
-      const refusal = row
-        ? refusalOf(entryOf(row, this), (await this.credit.state(accountOf(row))) === 'over_limit')
+      const grant = await this.grants.grantById(keyId);
+      const refusal = grant
+        ? refusalOf(entryOf(grant, this), (await this.credit.state(grant.account)) === 'over_limit')
         : appError('keyCancelled');
       if (!refusal) return;
       for (const cut of [...(this.running.get(keyId) ?? [])]) cut(refusal);
@@ -231,10 +214,9 @@ export class KeyAuthenticator {
 
   private async load(hash: string): Promise<CachedKey | undefined> {
     const feedUp = this.changes.connected;
-    const result = await this.pool.query<KeyRow>(`${KEY_SELECT} where k.secret_hash = $1`, [hash]);
-    const row = result.rows[0];
-    if (!row) return undefined;
-    const entry = entryOf(row, this);
+    const grant = await this.grants.grantBySecretHash(hash);
+    if (!grant) return undefined;
+    const entry = entryOf(grant, this);
     // Only cache what an invalidation could reach: the feed must have been up
     // before the read, or a change committed in between would go unnoticed.
     if (feedUp && this.changes.connected) {
@@ -245,36 +227,20 @@ export class KeyAuthenticator {
   }
 }
 
-const KEY_SELECT = `select k.id, k.name, k.status, to_char(k.expires_at, 'YYYY-MM-DD') as expires_at, k.cancels_at, k.model_scope, k.rate_limit, k.account_id,
-       a.name as account_name, a.timezone, a.currency, a.credit_limit_micros, a.credit_overflow, a.created_at as account_created_at
-       from api_keys k join accounts a on a.id = k.account_id`;
-
-function accountOf(row: KeyRow): AccountView {
-  return {
-    id: row.account_id,
-    name: row.account_name,
-    timezone: row.timezone,
-    currency: row.currency,
-    creditLimitMicros: row.credit_limit_micros,
-    creditOverflow: parseCreditOverflow(row.credit_overflow),
-    createdAt: row.account_created_at,
-  };
-}
-
-function entryOf(row: KeyRow, authenticator: { watch(key: { keyId: string; accountId: string }, cut: (refusal: AppError) => void): () => void }): CachedKey {
-  const ids = { keyId: row.id, accountId: row.account_id };
+function entryOf(grant: KeyGrant, authenticator: { watch(key: { keyId: string; accountId: string }, cut: (refusal: AppError) => void): () => void }): CachedKey {
+  const ids = { keyId: grant.id, accountId: grant.account.id };
   return {
     key: {
-      keyId: row.id,
-      keyName: row.name,
-      modelScope: new Set(row.model_scope),
-      account: accountOf(row),
-      rateLimit: rateLimitOf(row.rate_limit),
+      keyId: grant.id,
+      keyName: grant.name,
+      modelScope: new Set(grant.modelScope),
+      account: grant.account,
+      rateLimit: rateLimitOf(grant.rateLimit),
       watch: (cut) => authenticator.watch(ids, cut),
     },
-    stored: row.status,
-    expiresAt: row.expires_at,
-    cancelsAt: row.cancels_at === null ? null : row.cancels_at.getTime(),
+    stored: grant.status,
+    expiresAt: grant.expiresAt,
+    cancelsAt: grant.cancelsAt === null ? null : grant.cancelsAt.getTime(),
   };
 }
 

@@ -5,8 +5,9 @@ import type { SessionService } from '../../domain/auth/session.service';
 import type { AccountService } from '../../domain/accounts/account.service';
 import type { AuditService } from '../../domain/audit/audit.service';
 import type { OperationHandler } from '../../http/openapi-router';
+import { assertCanMutate } from '../../domain/actor';
 import { actorOf } from '../request-actor';
-import { createdKey, keySummary } from './key.mapper';
+import { createKeyInput, createdKey, keySummary, rotateKeyInput, updateKeyInput } from './key.mapper';
 import { enumParam, intParam, stringParam } from './query-params';
 
 export function sessionHandlers(sessions: SessionService): Record<string, OperationHandler> {
@@ -48,17 +49,22 @@ export function keyHandlers(keys: ApiKeyService, rotations: KeyRotationService, 
       return { total: page.total, page: page.page, page_size: page.pageSize, items: page.items.map(keySummary) };
     },
     createKey: async ({ request, reply, body }) => {
-      const created = await keys.create(actorOf(request), body);
+      // A viewer hears that it may not write before what is wrong with its body (the service checks the role too).
+      assertCanMutate(actorOf(request));
+      const created = await keys.create(actorOf(request), createKeyInput(body));
       void reply.code(201);
       return createdKey(created);
     },
     getKey: async ({ request, params }) => keySummary(await keys.get(actorOf(request), params.api_key_id!)),
-    updateKey: async ({ request, params, body }) => keySummary(await keys.update(actorOf(request), params.api_key_id!, body)),
+    updateKey: async ({ request, params, body }) => {
+      assertCanMutate(actorOf(request));
+      return keySummary(await keys.update(actorOf(request), params.api_key_id!, updateKeyInput(body)));
+    },
     suspendKey: async ({ request, params }) => keySummary(await keys.suspend(actorOf(request), params.api_key_id!)),
     resumeKey: async ({ request, params }) => keySummary(await keys.resume(actorOf(request), params.api_key_id!)),
     cancelKey: async ({ request, params }) => keySummary(await keys.cancel(actorOf(request), params.api_key_id!)),
     rotateKey: async ({ request, reply, params, body }) => {
-      const rotated = await rotations.rotate(actorOf(request), params.api_key_id!, body);
+      const rotated = await rotations.rotate(actorOf(request), params.api_key_id!, rotateKeyInput(body));
       void reply.code(201);
       return createdKey(rotated);
     },

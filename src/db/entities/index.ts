@@ -1,6 +1,6 @@
 import { AccountSchema } from './account.entity';
 import { AccountGuardrailPolicySchema } from './account-guardrail-policy.entity';
-import { ApiKeySchema } from './api-key.entity';
+import { ApiKeySchema } from '../../domain/keys/api-key.entity';
 import { AuditEventSchema } from '../../domain/audit/audit-event.entity';
 import { ConsoleSessionSchema } from './console-session.entity';
 import { ConsoleUserSchema } from './console-user.entity';

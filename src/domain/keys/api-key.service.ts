@@ -1,8 +1,4 @@
-import { txOf } from '../pg-transactor';
-import { LockMode, UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { CHANNELS, notifyChange } from '../../db/change-feed';
-import { ApiKeySchema, type ApiKey } from '../../db/entities/api-key.entity';
-import { AccountSchema } from '../../db/entities/account.entity';
+import { CHANNELS } from '../../db/change-feed';
 import type { RateLimitJson } from '../../core/rate-limit';
 import type { AuditChanges } from '../audit/audit-event.entity';
 import { newId } from '../../db/ids';
@@ -10,11 +6,15 @@ import { conflict, notFound } from '../../errors';
 import { assertCanMutate, type Actor } from '../actor';
 import type { AccountService, AccountView } from '../accounts/account.service';
 import type { AuditService } from '../audit/audit.service';
+import type { Transactor, Tx } from '../transaction';
 import { zoneDate, zoneDateTime } from '../zone-time';
+import type { ApiKeyRecord, ApiKeyRepository, KeySort } from './api-key.repository';
 import { generateSecret, hashSecret, secretHint } from './key-secret';
-import { parseCreateInput, parseUpdateInput, type Dimension, type KeyFields, type ValidationContext } from './key-input';
+import { checkCreateInput, checkUpdateInput, type CreateKeyInput, type Dimension, type KeyFields, type UpdateKeyInput, type ValidationContext } from './key-input';
 import { effectiveStatus, type KeyStatus, type SuspendedReason } from './key-status';
-import { inTransaction } from '../../db/transaction';
+
+export { KEY_SORTS, type KeySort } from './api-key.repository';
+export type { CreateKeyInput, UpdateKeyInput } from './key-input';
 
 export interface KeyView {
   id: string;
@@ -43,8 +43,6 @@ export interface CreatedKey {
   secret: string;
 }
 
-export const KEY_SORTS = ['created_at', 'last_used_at', 'expires_at', 'name', 'used_tokens'] as const;
-export type KeySort = (typeof KEY_SORTS)[number];
 export const KEY_STATUSES: readonly KeyStatus[] = ['active', 'suspended', 'cancelled', 'expired'];
 
 export interface KeyListQuery {
@@ -89,18 +87,14 @@ export interface KeyContext {
 /** Whether a rotated-away key's grace has ended at `now`. */
 export const graceEnded = (cancelsAt: Date | null, now: Date): boolean => cancelsAt !== null && cancelsAt.getTime() <= now.getTime();
 
-const SORT_FIELD = {
-  created_at: 'createdAt',
-  last_used_at: 'lastUsedAt',
-  expires_at: 'expiresAt',
-  name: 'name',
-  used_tokens: 'usedTokens',
-} as const;
+/** What the key service reads of an account: its view, and its defaults for new keys. */
+export type KeyAccounts = Pick<AccountService, 'get' | 'keyDefaults'>;
 
 export class ApiKeyService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly accounts: AccountService,
+    private readonly keys: ApiKeyRepository,
+    private readonly transactor: Transactor,
+    private readonly accounts: KeyAccounts,
     private readonly audit: AuditService,
     private readonly models: ModelDirectory,
     private readonly credit: CreditGate,
@@ -119,13 +113,13 @@ export class ApiKeyService {
   }
 
   /** A key as every transport shows it: derived state, account-zone times, rotation links. */
-  view(key: ApiKey, ctx: KeyContext): KeyView {
+  view(key: ApiKeyRecord, ctx: KeyContext): KeyView {
     const { status, suspendedReason } = effectiveStatus({
       stored: key.status,
-      expiresAt: key.expiresAt ?? null,
+      expiresAt: key.expiresAt,
       today: ctx.today,
       overCreditLimit: ctx.overLimit,
-      graceEnded: graceEnded(key.cancelsAt ?? null, ctx.now),
+      graceEnded: graceEnded(key.cancelsAt, ctx.now),
     });
     return {
       id: key.id,
@@ -135,114 +129,97 @@ export class ApiKeyService {
       suspendedReason,
       usedTokens: key.usedTokens,
       modelScope: key.modelScope,
-      expiresAt: key.expiresAt ?? null,
-      rateLimit: key.rateLimit ?? null,
+      expiresAt: key.expiresAt,
+      rateLimit: key.rateLimit,
       lastUsedAt: key.lastUsedAt ? zoneDateTime(ctx.account.timezone, key.lastUsedAt) : null,
       createdAt: key.createdAt,
       secretHint: key.secretHint,
-      rotatedFrom: key.rotatedFrom ?? null,
-      rotatedTo: key.rotatedTo ?? null,
-      cancelsAt: key.cancelsAt ?? null,
+      rotatedFrom: key.rotatedFrom,
+      rotatedTo: key.rotatedTo,
+      cancelsAt: key.cancelsAt,
     };
   }
 
   async list(actor: Actor, query: KeyListQuery): Promise<KeyPage> {
     const ctx = await this.context(actor);
-    const em = this.orm.em.fork();
-    const notExpired = { $or: [{ expiresAt: null }, { expiresAt: { $gte: ctx.today } }] };
-    // A rotated-away key whose grace has ended reads cancelled before the sweep writes it.
-    const graceRunning = { $or: [{ cancelsAt: null }, { cancelsAt: { $gt: ctx.now } }] };
-    // Derived states are filtered with the same rule effectiveStatus applies.
-    const byStatus: Record<KeyStatus, object | null> = {
-      cancelled: { $or: [{ status: 'cancelled' }, { cancelsAt: { $lte: ctx.now } }] },
-      expired: { status: 'active', expiresAt: { $lt: ctx.today }, ...graceRunning },
-      active: ctx.overLimit ? null : { $and: [{ status: 'active', ...notExpired }, graceRunning] },
-      suspended: ctx.overLimit
-        ? { $and: [{ $or: [{ status: 'suspended' }, { status: 'active', ...notExpired }] }, graceRunning] }
-        : { status: 'suspended', ...graceRunning },
-    };
-    const statusWhere = query.status ? byStatus[query.status] : {};
-    if (statusWhere === null) return { total: 0, page: query.page, pageSize: query.pageSize, items: [] };
-    const where = {
-      $and: [
-        { account: actor.accountId },
-        statusWhere,
-        query.dimension ? { dimension: query.dimension } : {},
-        query.q ? { name: { $ilike: `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } } : {},
-      ],
-    };
-    const field = SORT_FIELD[query.sort];
-    const direction = query.order === 'asc' ? 'asc nulls last' : 'desc nulls last';
-    const [rows, total] = await em.findAndCount(ApiKeySchema, where, {
-      orderBy: [{ [field]: direction }, { id: query.order }],
+    const { total, items } = await this.keys.page({
+      accountId: actor.accountId,
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.dimension ? { dimension: query.dimension } : {}),
+      ...(query.q ? { q: query.q } : {}),
+      sort: query.sort,
+      order: query.order,
       limit: query.pageSize,
       offset: (query.page - 1) * query.pageSize,
+      today: ctx.today,
+      now: ctx.now,
+      overLimit: ctx.overLimit,
     });
-    return { total, page: query.page, pageSize: query.pageSize, items: rows.map((k) => this.view(k, ctx)) };
+    return { total, page: query.page, pageSize: query.pageSize, items: items.map((k) => this.view(k, ctx)) };
   }
 
   async get(actor: Actor, id: string): Promise<KeyView> {
     const ctx = await this.context(actor);
-    const key = await this.orm.em.fork().findOne(ApiKeySchema, { id, account: actor.accountId });
+    const key = await this.keys.find(actor.accountId, id);
     if (!key) throw keyNotFound(id);
     return this.view(key, ctx);
   }
 
-  async create(actor: Actor, body: unknown): Promise<CreatedKey> {
+  async create(actor: Actor, input: CreateKeyInput): Promise<CreatedKey> {
     assertCanMutate(actor);
     const ctx = await this.context(actor);
-    const fields = parseCreateInput(body, this.validation(ctx.today));
+    const fields = checkCreateInput(input, this.validation(ctx.today));
+    // A key created without a rate limit named gets the account's default for new keys.
+    if (fields.rateLimit === undefined) fields.rateLimit = (await this.accounts.keyDefaults(actor)).rateLimit;
     const secret = generateSecret();
-    const key = await this.mutate(actor, async (em) => {
-      await this.assertNameFree(em, actor.accountId, fields.name, null);
-      // A key created without a rate limit named gets the account's default for new keys.
-      if (fields.rateLimit === undefined) fields.rateLimit = (await em.findOne(AccountSchema, { id: actor.accountId }))?.keyRateLimit ?? null;
-      const created = em.create(ApiKeySchema, {
+    const key = await this.mutate(async (tx) => {
+      await this.assertNameFree(tx, actor.accountId, fields.name, null);
+      const now = new Date();
+      const created: ApiKeyRecord = {
         id: newId('key'),
-        account: actor.accountId,
+        accountId: actor.accountId,
         name: fields.name,
         dimension: fields.dimension,
         status: 'active',
         modelScope: fields.modelScope,
         expiresAt: fields.expiresAt,
-        rateLimit: fields.rateLimit,
+        rateLimit: fields.rateLimit ?? null,
         secretHash: hashSecret(secret),
         secretHint: secretHint(secret),
         usedTokens: 0,
         lastUsedAt: null,
-        createdAt: new Date(),
-        updatedAt: new Date(),
+        createdAt: now,
         cancelledAt: null,
-      });
-      this.audit.record(txOf(em), actor, 'key.create', created.id, changesOf({}, { ...fields }));
+        rotatedFrom: null,
+        rotatedTo: null,
+        cancelsAt: null,
+      };
+      if ((await this.keys.insert(tx, created)) === 'name_taken') throw nameTaken();
+      this.audit.record(tx, actor, 'key.create', created.id, changesOf({}, { ...fields }));
       return created;
     });
     return { key: this.view(key, ctx), secret };
   }
 
-  async update(actor: Actor, id: string, body: unknown): Promise<KeyView> {
+  async update(actor: Actor, id: string, input: UpdateKeyInput): Promise<KeyView> {
     assertCanMutate(actor);
     const ctx = await this.context(actor);
-    const fields = parseUpdateInput(body, this.validation(ctx.today));
-    const key = await this.mutate(actor, async (em) => {
-      const key = await this.lockKey(em, actor, id);
+    const fields = checkUpdateInput(input, this.validation(ctx.today));
+    const key = await this.mutate(async (tx) => {
+      const key = await this.lockKey(tx, actor, id);
       if (key.status === 'cancelled') throw conflict('key_cancelled', 'a cancelled key cannot be updated');
-      if (fields.name !== undefined && fields.name !== key.name) await this.assertNameFree(em, actor.accountId, fields.name, key.id);
+      if (fields.name !== undefined && fields.name !== key.name) await this.assertNameFree(tx, actor.accountId, fields.name, key.id);
       const before: Partial<KeyFields> = {
         name: key.name,
         dimension: key.dimension as Dimension,
         modelScope: key.modelScope,
-        expiresAt: key.expiresAt ?? null,
-        rateLimit: key.rateLimit ?? null,
+        expiresAt: key.expiresAt,
+        rateLimit: key.rateLimit,
       };
       const changes = changesOf(before, fields);
-      if (fields.name !== undefined) key.name = fields.name;
-      if (fields.dimension !== undefined) key.dimension = fields.dimension;
-      if (fields.modelScope !== undefined) key.modelScope = fields.modelScope;
-      if (fields.expiresAt !== undefined) key.expiresAt = fields.expiresAt;
-      if (fields.rateLimit !== undefined) key.rateLimit = fields.rateLimit;
-      if (Object.keys(changes).length > 0) this.audit.record(txOf(em), actor, 'key.update', key.id, changes);
-      return key;
+      if ((await this.keys.update(tx, key.id, fields)) === 'name_taken') throw nameTaken();
+      if (Object.keys(changes).length > 0) this.audit.record(tx, actor, 'key.update', key.id, changes);
+      return { ...key, ...fields };
     });
     return this.view(key, ctx);
   }
@@ -273,68 +250,60 @@ export class ApiKeyService {
     actor: Actor,
     id: string,
     action: string,
-    next: (key: ApiKey, ctx: KeyContext) => 'active' | 'suspended' | 'cancelled',
+    next: (key: ApiKeyRecord, ctx: KeyContext) => 'active' | 'suspended' | 'cancelled',
   ): Promise<KeyView> {
     assertCanMutate(actor);
     const ctx = await this.context(actor);
-    const key = await this.mutate(actor, async (em) => {
-      const key = await this.lockKey(em, actor, id);
+    const key = await this.mutate(async (tx) => {
+      const key = await this.lockKey(tx, actor, id);
       const to = next(key, ctx);
       if (to === key.status) return key; // idempotent: no write, no audit event
+      const set = { status: to, ...(to === 'cancelled' ? { cancelledAt: new Date() } : {}) };
+      await this.keys.update(tx, key.id, set);
+      const changed = { ...key, ...set };
       // The audit trail shows the states the console showed (an expired key
       // reads `expired`, not its stored `active`), so derive both sides.
       const before = this.view(key, ctx);
-      key.status = to;
-      if (to === 'cancelled') key.cancelledAt = new Date();
-      const after = this.view(key, ctx);
+      const after = this.view(changed, ctx);
       const changes: AuditChanges = { status: { from: before.status, to: after.status } };
       if (before.suspendedReason !== after.suspendedReason) {
         changes.suspended_reason = { from: before.suspendedReason, to: after.suspendedReason };
       }
-      this.audit.record(txOf(em), actor, action, key.id, changes);
-      return key;
+      this.audit.record(tx, actor, action, key.id, changes);
+      return changed;
     });
     return this.view(key, ctx);
   }
 
-  /** Runs a change in one transaction with its audit event, then tells every gateway process. */
-  private async mutate(actor: Actor, work: (em: EntityManager) => Promise<ApiKey>): Promise<ApiKey> {
-    try {
-      const key = await inTransaction(this.orm, async (em) => {
-        const key = await work(em);
-        await em.flush();
-        await notifyChange(em, CHANNELS.keys, key.id);
-        return key;
-      });
-      this.onCommitted(key.id);
+  /** Runs a change as one unit of work with its audit event, then tells every gateway process. */
+  private async mutate(work: (tx: Tx) => Promise<ApiKeyRecord>): Promise<ApiKeyRecord> {
+    const key = await this.transactor.run(async (tx) => {
+      const key = await work(tx);
+      await tx.notify(CHANNELS.keys, key.id);
       return key;
-    } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) {
-        throw conflict('name_taken', 'another live key of this account already has that name', 'name');
-      }
-      throw error;
-    }
+    });
+    this.onCommitted(key.id);
+    return key;
   }
 
-  private async lockKey(em: EntityManager, actor: Actor, id: string): Promise<ApiKey> {
-    const key = await em.findOne(ApiKeySchema, { id, account: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  private async lockKey(tx: Tx, actor: Actor, id: string): Promise<ApiKeyRecord> {
+    const key = await this.keys.lock(tx, actor.accountId, id);
     // Another account's key is indistinguishable from a missing one.
     if (!key) throw keyNotFound(id);
     return key;
   }
 
-  private async assertNameFree(em: EntityManager, accountId: string, name: string, exceptId: string | null): Promise<void> {
-    const clash = await em.findOne(ApiKeySchema, {
-      account: accountId,
-      name,
-      status: { $ne: 'cancelled' },
-      ...(exceptId ? { id: { $ne: exceptId } } : {}),
-    });
-    if (clash) throw conflict('name_taken', `another live key of this account is named "${name}"`, 'name');
+  private async assertNameFree(tx: Tx, accountId: string, name: string, exceptId: string | null): Promise<void> {
+    if (await this.keys.nameInUse(tx, accountId, name, exceptId)) {
+      throw conflict('name_taken', `another live key of this account is named "${name}"`, 'name');
+    }
   }
 }
 
-const keyNotFound = (id: string) => notFound('key_not_found', `API key ${id} not found`);
+export const keyNotFound = (id: string) => notFound('key_not_found', `API key ${id} not found`);
+
+/** A concurrent create or rename took the name between the check and the write. */
+const nameTaken = () => conflict('name_taken', 'another live key of this account already has that name', 'name');
 
 const WIRE_NAMES: Record<keyof KeyFields, string> = {
   name: 'name',

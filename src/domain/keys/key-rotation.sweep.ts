@@ -5,13 +5,12 @@
 // and admission do not wait for it: a key past `cancels_at` reads cancelled
 // and is refused at once (key-status.ts); the sweep makes that stored, frees
 // the name, and NOTIFYs so calls still streaming on the key are cut.
-import { txOf } from '../pg-transactor';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { CHANNELS, notifyChange } from '../../db/change-feed';
-import { inTransaction } from '../../db/transaction';
+import { CHANNELS } from '../../db/change-feed';
 import type { Actor } from '../actor';
 import type { AuditService } from '../audit/audit.service';
+import type { Transactor } from '../transaction';
+import type { ApiKeyRepository } from './api-key.repository';
 
 /** Keys cancelled per transaction; a larger backlog takes the next passes. */
 const SWEEP_BATCH = 500;
@@ -19,18 +18,13 @@ const SWEEP_BATCH = 500;
 /** Who the audit log names for a cancellation at the end of a rotation grace. */
 export const ROTATION_ACTOR_LABEL = 'key-rotation';
 
-interface DueKey {
-  id: string;
-  account_id: string;
-  was: string;
-}
-
 export class KeyRotationSweep {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
 
   constructor(
-    private readonly orm: MikroORM,
+    private readonly keys: ApiKeyRepository,
+    private readonly transactor: Transactor,
     private readonly audit: AuditService,
     private readonly logger: Logger,
     /** Called after the cancellations commit, once per key (the process-local half of NOTIFY). */
@@ -56,25 +50,15 @@ export class KeyRotationSweep {
   }
 
   private async pass(): Promise<number> {
-    const due = await inTransaction(this.orm, async (em) => {
-      const rows = await em.execute<DueKey[]>(
-        `with due as (
-           select id, account_id, status from api_keys
-           where cancels_at <= now() and status <> 'cancelled'
-           order by cancels_at limit ${SWEEP_BATCH}
-           for update skip locked
-         )
-         update api_keys k set status = 'cancelled', cancelled_at = now(), updated_at = now()
-         from due where k.id = due.id
-         returning k.id, due.account_id, due.status as was`,
-      );
+    const due = await this.transactor.run(async (tx) => {
+      const rows = await this.keys.cancelGraceEnded(tx, SWEEP_BATCH);
       for (const row of rows) {
-        const actor: Actor = { accountId: row.account_id, userId: null, label: ROTATION_ACTOR_LABEL, role: 'owner', ip: null };
-        this.audit.record(txOf(em), actor, 'key.cancel', row.id, {
+        const actor: Actor = { accountId: row.accountId, userId: null, label: ROTATION_ACTOR_LABEL, role: 'owner', ip: null };
+        this.audit.record(tx, actor, 'key.cancel', row.id, {
           status: { from: row.was, to: 'cancelled' },
           reason: { from: null, to: 'rotation_grace_ended' },
         });
-        await notifyChange(em, CHANNELS.keys, row.id);
+        await tx.notify(CHANNELS.keys, row.id);
       }
       return rows;
     });

@@ -1,10 +1,14 @@
 // Rotation's pure rules: the grace a request asks for, and how a key whose
 // grace has ended reads (cancelled, whatever its stored state).
 import { expect } from 'chai';
-import { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS, parseRotateInput } from '../../../src/domain/keys/key-rotation.service';
+import { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS, graceHoursOf } from '../../../src/domain/keys/key-rotation.service';
+import { rotateKeyInput } from '../../../src/control-plane/rest/key.mapper';
 import { graceEnded } from '../../../src/domain/keys/api-key.service';
 import { effectiveStatus, type StoredStatus } from '../../../src/domain/keys/key-status';
 import { AppError } from '../../../src/errors';
+
+// A REST body's way to the grace: the transport's wire check, then the domain's rule.
+const parseRotateInput = (body: unknown) => ({ graceHours: graceHoursOf(rotateKeyInput(body)) });
 
 describe('key rotation rules', () => {
   describe('parseRotateInput', () => {

@@ -1,8 +1,10 @@
 import type { KeyView } from '../../../domain/keys/api-key.service';
+import { KEY_RULES, type CreateKeyInput, type UpdateKeyInput } from '../../../domain/keys/key-input';
+import { invalid } from '../../../errors';
 import type { ApiKeyType } from './api-key.type';
 import type { CreateApiKeyInput } from './create-api-key.input';
 import type { UpdateApiKeyInput } from './update-api-key.input';
-import { rateLimitBody, toRateLimitType } from './rate-limit.type';
+import { toRateLimitJson, toRateLimitType } from './rate-limit.type';
 
 export function toApiKeyType(key: KeyView): ApiKeyType {
   return {
@@ -24,17 +26,33 @@ export function toApiKeyType(key: KeyView): ApiKeyType {
   };
 }
 
+/** A new key as the service takes it; GraphQL has typed each field, the service checks the values. */
+export function toCreateKeyInput(input: CreateApiKeyInput): CreateKeyInput {
+  return {
+    name: input.name,
+    dimension: input.dimension,
+    modelScope: input.modelScope,
+    ...(input.expiresAt !== undefined ? { expiresAt: input.expiresAt } : {}),
+    ...(input.rateLimit !== undefined ? { rateLimit: toRateLimitJson(input.rateLimit) } : {}),
+  };
+}
+
 /**
- * The domain's wire body (the same the REST transport passes), holding only
- * the fields the client sent: the domain validates them and names the field
- * at fault; an explicit `expiresAt: null` stays null ("never expires").
+ * A change as the service takes it, holding only the fields the client sent;
+ * an explicit `expiresAt: null` never expires and `rateLimit: null` lifts the
+ * limit, while null for a field that cannot be cleared is refused naming it.
  */
-export function toKeyBody(input: CreateApiKeyInput | UpdateApiKeyInput): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  if (input.name !== undefined) body.name = input.name;
-  if (input.dimension !== undefined) body.dimension = input.dimension;
-  if (input.modelScope !== undefined) body.model_scope = input.modelScope;
-  if (input.expiresAt !== undefined) body.expires_at = input.expiresAt;
-  if (input.rateLimit !== undefined) body.rate_limit = rateLimitBody(input.rateLimit);
-  return body;
+export function toUpdateKeyInput(input: UpdateApiKeyInput): UpdateKeyInput {
+  return {
+    ...(input.name !== undefined ? { name: notNull(input.name, 'name', KEY_RULES.name) } : {}),
+    ...(input.dimension !== undefined ? { dimension: notNull(input.dimension, 'dimension', KEY_RULES.dimension) } : {}),
+    ...(input.modelScope !== undefined ? { modelScope: notNull(input.modelScope, 'model_scope', KEY_RULES.modelScope) } : {}),
+    ...(input.expiresAt !== undefined ? { expiresAt: input.expiresAt } : {}),
+    ...(input.rateLimit !== undefined ? { rateLimit: toRateLimitJson(input.rateLimit) } : {}),
+  };
+}
+
+function notNull<T>(value: T | null, field: string, rule: string): T {
+  if (value === null) throw invalid(field, rule);
+  return value;
 }

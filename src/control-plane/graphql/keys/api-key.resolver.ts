@@ -1,5 +1,5 @@
 import { Arg, ID, Int, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
-import type { Actor } from '../../../domain/actor';
+import { assertCanMutate, type Actor } from '../../../domain/actor';
 import { KEY_SORTS, KEY_STATUSES, type ApiKeyService } from '../../../domain/keys/api-key.service';
 import { DIMENSIONS } from '../../../domain/keys/key-input';
 import { enumArg, intArg, stringArg } from '../common/args';
@@ -8,7 +8,7 @@ import { gated } from '../common/gate.middleware';
 import { Cost } from '../common/query-cost';
 import { storableArgs } from '../common/storable-args.middleware';
 import { ApiKeyFilterInput } from './api-key-filter.input';
-import { toApiKeyType, toKeyBody } from './api-key.mapper';
+import { toApiKeyType, toCreateKeyInput, toUpdateKeyInput } from './api-key.mapper';
 import { ApiKeyPageType, ApiKeyType } from './api-key.type';
 import { CreateApiKeyInput } from './create-api-key.input';
 import { CreateApiKeyPayload } from './create-api-key.payload';
@@ -58,7 +58,7 @@ export class ApiKeyResolver {
     @CurrentActor() actor: Actor,
     @Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput,
   ): Promise<CreateApiKeyPayload> {
-    const created = await this.keys.create(actor, toKeyBody(input));
+    const created = await this.keys.create(actor, toCreateKeyInput(input));
     return { apiKey: toApiKeyType(created.key), secret: created.secret };
   }
 
@@ -69,7 +69,9 @@ export class ApiKeyResolver {
     @Arg('id', () => ID) id: string,
     @Arg('input', () => UpdateApiKeyInput) input: UpdateApiKeyInput,
   ): Promise<ApiKeyType> {
-    return toApiKeyType(await this.keys.update(actor, id, toKeyBody(input)));
+    // A viewer hears that it may not write before what is wrong with its input (the service checks the role too).
+    assertCanMutate(actor);
+    return toApiKeyType(await this.keys.update(actor, id, toUpdateKeyInput(input)));
   }
 
   @Mutation(() => ApiKeyType)

@@ -24,8 +24,8 @@ export class KeyRotationResolver {
     @Arg('id', () => ID) id: string,
     @Arg('input', () => RotateApiKeyInput, { nullable: true }) input: RotateApiKeyInput | null,
   ): Promise<RotateApiKeyPayload> {
-    const body = input?.graceHours === undefined || input.graceHours === null ? {} : { grace_hours: input.graceHours };
-    const rotated = await this.rotations.rotate(actor, id, body);
+    const graceHours = input?.graceHours ?? undefined;
+    const rotated = await this.rotations.rotate(actor, id, graceHours === undefined ? {} : { graceHours });
     return { apiKey: toApiKeyType(rotated.key), secret: rotated.secret, previous: toApiKeyType(rotated.previous) };
   }
 }

@@ -30,8 +30,8 @@ export function toRateLimitType(limit: RateLimitJson | null): RateLimitType | nu
   return limit && { requestsPerMinute: limit.requests_per_minute, tokensPerMinute: limit.tokens_per_minute, concurrentRequests: limit.concurrent_requests };
 }
 
-/** The wire form the domain validates (the REST body's). */
-export function rateLimitBody(input: RateLimitInput | null): RateLimitJson | null {
+/** The domain's value (absent budgets are unlimited); the service checks the budgets' ranges. */
+export function toRateLimitJson(input: RateLimitInput | null): RateLimitJson | null {
   return (
     input && {
       requests_per_minute: input.requestsPerMinute ?? null,

@@ -2,7 +2,7 @@ import { txOf } from '../pg-transactor';
 import { LockMode, UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
 import { isValidTimeZone } from '../../config';
 import { CHANNELS, notifyChange } from '../../db/change-feed';
-import { AccountSchema } from '../../db/entities/account.entity';
+import { AccountSchema } from './account.entity';
 import { newId } from '../../db/ids';
 import { conflict, invalid, notFound } from '../../errors';
 import { parseDecimal, toMicros, toSafeNumber } from '../../core/decimal';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
-import { ConsoleSessionSchema } from '../../db/entities/console-session.entity';
-import { ConsoleUserSchema, type ConsoleUser } from '../../db/entities/console-user.entity';
+import { ConsoleSessionSchema } from './console-session.entity';
+import { ConsoleUserSchema, type ConsoleUser } from './console-user.entity';
 import { newId } from '../../db/ids';
 import { type AppError, appError, conflict, invalid } from '../../errors';
 import { ROLES, type Actor, type Role } from '../actor';

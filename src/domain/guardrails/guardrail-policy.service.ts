@@ -7,8 +7,8 @@
 import { txOf } from '../pg-transactor';
 import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { CHANNELS, notifyChange } from '../../db/change-feed';
-import { AccountSchema } from '../../db/entities/account.entity';
-import { AccountGuardrailPolicySchema, type AccountGuardrailPolicy } from '../../db/entities/account-guardrail-policy.entity';
+import { AccountSchema } from '../accounts/account.entity';
+import { AccountGuardrailPolicySchema, type AccountGuardrailPolicy } from './account-guardrail-policy.entity';
 import { newId } from '../../db/ids';
 import { invalid, notFound } from '../../errors';
 import type { DetectorCategory } from '../../guardrails/detector.types';

@@ -2,7 +2,7 @@ import { txOf } from '../pg-transactor';
 import { LockMode, UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { CHANNELS, notifyChange } from '../../db/change-feed';
 import { ApiKeySchema, type ApiKey } from '../../db/entities/api-key.entity';
-import { AccountSchema } from '../../db/entities/account.entity';
+import { AccountSchema } from '../accounts/account.entity';
 import type { RateLimitJson } from '../../core/rate-limit';
 import type { AuditChanges } from '../audit/audit-event.entity';
 import { newId } from '../../db/ids';

@@ -3,7 +3,7 @@
 // ever shown in the answer to the creation).
 import { txOf } from '../pg-transactor';
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
-import { AccountSchema } from '../../db/entities/account.entity';
+import { AccountSchema } from '../accounts/account.entity';
 import { isObject } from '../../core/json-edit';
 import { newId } from '../../db/ids';
 import { inTransaction } from '../../db/transaction';

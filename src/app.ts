@@ -12,6 +12,8 @@ import type { ControlPlaneServices } from './control-plane/control-plane-service
 import { CHANNELS, ChangeFeed } from './db/change-feed';
 import type { Database } from './db/database';
 import { AccountService } from './domain/accounts/account.service';
+import { PgAccountRepository } from './domain/accounts/account.repository';
+import { PgTransactor } from './domain/pg-transactor';
 import { AuditService } from './domain/audit/audit.service';
 import { PgAuditRepository } from './domain/audit/audit.repository';
 import { GuardrailPolicyService } from './domain/guardrails/guardrail-policy.service';
@@ -115,12 +117,14 @@ function breakerSettings(catalog: Catalog): (id: string) => BreakerOptions {
 
 /** The services bootstrap needs; createApp builds on the same ones. */
 function accountServices({ config, database, catalog }: AppOptions, changes?: ChangeFeed) {
+  const transactor = new PgTransactor(database.orm);
   const audit = new AuditService(new PgAuditRepository(database.orm));
-  const accounts = new AccountService(database.orm, audit, { timezone: config.timezone, currency: catalog.currency }, (accountId) =>
+  const accountRows = new PgAccountRepository(database.orm);
+  const accounts = new AccountService(transactor, accountRows, audit, { timezone: config.timezone, currency: catalog.currency }, (accountId) =>
     changes?.emitLocal(CHANNELS.accounts, accountId),
   );
   const sessions = new SessionService(database.orm, config.sessionTtlHours * 3600_000);
-  return { audit, accounts, sessions };
+  return { transactor, audit, accountRows, accounts, sessions };
 }
 
 /**

@@ -7,6 +7,9 @@ import { guardrailRule } from '../control-plane/rest/guardrail.handlers';
 import { createdKey, keySummary } from '../control-plane/rest/key.mapper';
 import { openDatabase } from '../db/database';
 import { AccountService, parseCreditLimit, parseCreditOverflow } from '../domain/accounts/account.service';
+import { PgAccountRepository } from '../domain/accounts/account.repository';
+import { PgTransactor } from '../domain/pg-transactor';
+import { rateLimitOf } from '../control-plane/rest/account.mapper';
 import type { Actor } from '../domain/actor';
 import { AuditService } from '../domain/audit/audit.service';
 import { PgAuditRepository } from '../domain/audit/audit.repository';
@@ -104,8 +107,10 @@ async function run(argv: string[]): Promise<unknown> {
   const catalog = await loadCatalog(config.catalogPath, config.upstreamEnv);
   const database = await openDatabase(config);
   try {
+    const transactor = new PgTransactor(database.orm);
     const audit = new AuditService(new PgAuditRepository(database.orm));
-    const accounts = new AccountService(database.orm, audit, { timezone: config.timezone, currency: catalog.currency });
+    const accountRows = new PgAccountRepository(database.orm);
+    const accounts = new AccountService(transactor, accountRows, audit, { timezone: config.timezone, currency: catalog.currency });
     const sessions = new SessionService(database.orm, config.sessionTtlHours * 3600_000);
     const view = (a: Awaited<ReturnType<AccountService['get']>>) => ({
       account_id: a.id,
@@ -150,7 +155,7 @@ async function run(argv: string[]): Promise<unknown> {
       }
       case 'key-defaults set': {
         // The rate limit new keys of the account get.
-        const defaults = await accounts.setKeyDefaults(operator(required(values, 'account')), { rate_limit: rateLimitOption(values) });
+        const defaults = await accounts.setKeyDefaults(operator(required(values, 'account')), { rateLimit: rateLimitOf(rateLimitOption(values)) });
         return { rate_limit: defaults.rateLimit };
       }
       case 'key rate-limit': {

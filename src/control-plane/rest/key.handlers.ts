@@ -6,6 +6,7 @@ import type { AccountService } from '../../domain/accounts/account.service';
 import type { AuditService } from '../../domain/audit/audit.service';
 import type { OperationHandler } from '../../http/openapi-router';
 import { actorOf } from '../request-actor';
+import { keyDefaultsInput } from './account.mapper';
 import { createdKey, keySummary } from './key.mapper';
 import { enumParam, intParam, stringParam } from './query-params';
 
@@ -29,7 +30,7 @@ export function sessionHandlers(sessions: SessionService): Record<string, Operat
 export function keyDefaultsHandlers(accounts: AccountService): Record<string, OperationHandler> {
   return {
     getKeyDefaults: async ({ request }) => ({ rate_limit: (await accounts.keyDefaults(actorOf(request))).rateLimit }),
-    setKeyDefaults: async ({ request, body }) => ({ rate_limit: (await accounts.setKeyDefaults(actorOf(request), body)).rateLimit }),
+    setKeyDefaults: async ({ request, body }) => ({ rate_limit: (await accounts.setKeyDefaults(actorOf(request), keyDefaultsInput(body))).rateLimit }),
   };
 }
 

@@ -17,6 +17,7 @@ import { PgTransactor } from './domain/pg-transactor';
 import { AuditService } from './domain/audit/audit.service';
 import { PgAuditRepository } from './domain/audit/audit.repository';
 import { GuardrailPolicyService } from './domain/guardrails/guardrail-policy.service';
+import { PgGuardrailPolicyRepository } from './domain/guardrails/account-guardrail-policy.repository';
 import { SessionService } from './domain/auth/session.service';
 import { bootstrap, type FirstStartCredentials } from './domain/bootstrap';
 import { ApiKeyService } from './domain/keys/api-key.service';
@@ -147,7 +148,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const changes = new ChangeFeed(database.url, logger.child({ component: 'change-feed' }));
   await changes.start();
 
-  const { audit, accounts, sessions } = accountServices(options, changes);
+  const { transactor, audit, accountRows, accounts, sessions } = accountServices(options, changes);
   const credit = new CreditMonitor(database.pool, catalog.minimalCallMicros);
   const models = { has: (name: string) => catalog.modelsByName.has(name), names: () => catalog.models.map((m) => m.name) };
   const keyChanged = (keyId: string) => changes.emitLocal(CHANNELS.keys, keyId);
@@ -176,7 +177,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   // One guardrail engine per account's effective policies; a policy change
   // drops it here at once (the same local signal the account and key
   // services raise after their commits) and in every other process through NOTIFY.
-  const guardrailPolicies = new GuardrailPolicyService(database.orm, audit, {
+  const guardrailPolicies = new GuardrailPolicyService(transactor, new PgGuardrailPolicyRepository(database.orm), accountRows, audit, {
     catalogPolicies: catalog.guardrails.policies,
     onChange: (accountId) => changes.emitLocal(CHANNELS.accounts, accountId),
   });

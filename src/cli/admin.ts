@@ -14,6 +14,7 @@ import type { Actor } from '../domain/actor';
 import { AuditService } from '../domain/audit/audit.service';
 import { PgAuditRepository } from '../domain/audit/audit.repository';
 import { GuardrailPolicyService } from '../domain/guardrails/guardrail-policy.service';
+import { PgGuardrailPolicyRepository } from '../domain/guardrails/account-guardrail-policy.repository';
 import { ApiKeyService } from '../domain/keys/api-key.service';
 import { KeyRotationService } from '../domain/keys/key-rotation.service';
 import { SessionService } from '../domain/auth/session.service';
@@ -168,10 +169,10 @@ async function run(argv: string[]): Promise<unknown> {
       case 'guardrail set':
       case 'guardrail reset': {
         const account = await accounts.get(required(values, 'account'));
-        const guardrails = new GuardrailPolicyService(database.orm, audit, { catalogPolicies: catalog.guardrails.policies });
+        const guardrails = new GuardrailPolicyService(transactor, new PgGuardrailPolicyRepository(database.orm), accountRows, audit, { catalogPolicies: catalog.guardrails.policies });
         const rule =
           command === 'guardrail set'
-            ? await guardrails.set(operator(account.id), required(values, 'rule'), required(values, 'policy'))
+            ? await guardrails.set(operator(account.id), { rule: required(values, 'rule'), policy: required(values, 'policy') })
             : await guardrails.reset(operator(account.id), required(values, 'rule'));
         return { account_id: account.id, ...guardrailRule(rule) };
       }

@@ -19,6 +19,8 @@ import { PgAuditRepository } from './domain/audit/audit.repository';
 import { GuardrailPolicyService } from './domain/guardrails/guardrail-policy.service';
 import { PgGuardrailPolicyRepository } from './domain/guardrails/account-guardrail-policy.repository';
 import { SessionService } from './domain/auth/session.service';
+import { PgConsoleSessionRepository } from './domain/auth/console-session.repository';
+import { PgConsoleUserRepository } from './domain/auth/console-user.repository';
 import { bootstrap, type FirstStartCredentials } from './domain/bootstrap';
 import { ApiKeyService } from './domain/keys/api-key.service';
 import { KeyRotationService } from './domain/keys/key-rotation.service';
@@ -124,7 +126,7 @@ function accountServices({ config, database, catalog }: AppOptions, changes?: Ch
   const accounts = new AccountService(transactor, accountRows, audit, { timezone: config.timezone, currency: catalog.currency }, (accountId) =>
     changes?.emitLocal(CHANNELS.accounts, accountId),
   );
-  const sessions = new SessionService(database.orm, config.sessionTtlHours * 3600_000);
+  const sessions = new SessionService(transactor, new PgConsoleUserRepository(database.orm), new PgConsoleSessionRepository(database.orm), config.sessionTtlHours * 3600_000);
   return { transactor, audit, accountRows, accounts, sessions };
 }
 

@@ -18,6 +18,8 @@ import { PgGuardrailPolicyRepository } from '../domain/guardrails/account-guardr
 import { ApiKeyService } from '../domain/keys/api-key.service';
 import { KeyRotationService } from '../domain/keys/key-rotation.service';
 import { SessionService } from '../domain/auth/session.service';
+import { PgConsoleSessionRepository } from '../domain/auth/console-session.repository';
+import { PgConsoleUserRepository } from '../domain/auth/console-user.repository';
 import { AppError } from '../errors';
 import { formatMicros } from '../core/decimal';
 import { CreditMonitor } from '../metering/credit-monitor';
@@ -112,7 +114,7 @@ async function run(argv: string[]): Promise<unknown> {
     const audit = new AuditService(new PgAuditRepository(database.orm));
     const accountRows = new PgAccountRepository(database.orm);
     const accounts = new AccountService(transactor, accountRows, audit, { timezone: config.timezone, currency: catalog.currency });
-    const sessions = new SessionService(database.orm, config.sessionTtlHours * 3600_000);
+    const sessions = new SessionService(transactor, new PgConsoleUserRepository(database.orm), new PgConsoleSessionRepository(database.orm), config.sessionTtlHours * 3600_000);
     const view = (a: Awaited<ReturnType<AccountService['get']>>) => ({
       account_id: a.id,
       name: a.name,

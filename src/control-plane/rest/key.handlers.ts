@@ -9,12 +9,13 @@ import { actorOf } from '../request-actor';
 import { keyDefaultsInput } from './account.mapper';
 import { createdKey, keySummary } from './key.mapper';
 import { enumParam, intParam, stringParam } from './query-params';
+import { loginInput } from './session.mapper';
 
 export function sessionHandlers(sessions: SessionService): Record<string, OperationHandler> {
   return {
     createSession: async ({ request, reply, body }) => {
-      const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-      const grant = await sessions.login(record.email, record.password, request.ip);
+      const { email, password } = loginInput(body);
+      const grant = await sessions.login(email, password, request.ip);
       void reply.code(201);
       return { token: grant.token, expires_at: grant.expiresAt.toISOString(), user: { id: grant.user.id, email: grant.user.email, role: grant.user.role, account_id: grant.user.accountId } };
     },

@@ -204,7 +204,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const keyAuth = new KeyAuthenticator(database.pool, changes, credit);
   keyAuth.onLookup = (outcome) => metrics.keyLookup(outcome);
   const controlPlane = new ControlPlaneGate({ ...CONTROL_PLANE_LIMITS, timeoutMs: config.controlPlaneTimeoutMs });
-  const storedResponses = new StoredResponsesService(database.orm, audit, responseStore);
+  const storedResponses = new StoredResponsesService(transactor, audit, responseStore);
   const webhookTargets = new WebhookTargetGuard({ allowPrivate: config.webhookAllowPrivate });
   const webhooks = new WebhookService(database.orm, audit, accounts, credit, webhookTargets);
   const dispatcher = new WebhookDispatcher({

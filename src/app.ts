@@ -61,6 +61,8 @@ import { UsageQueryService } from './metering/usage-query.service';
 import type { BreakerOptions, Catalog } from './core/catalog.types';
 import { WebhookDispatcher } from './domain/webhooks/webhook-dispatcher';
 import { WebhookService } from './domain/webhooks/webhook.service';
+import { PgWebhookRepository } from './domain/webhooks/webhook.repository';
+import { PgCreditAlertRepository } from './domain/webhooks/credit-alert.repository';
 import { WebhookTargetGuard } from './domain/webhooks/webhook-target';
 import { Registry } from 'prom-client';
 import { clusterMetricsSource } from './metrics/cluster-metrics';
@@ -206,7 +208,14 @@ export async function createApp(options: AppOptions): Promise<App> {
   const controlPlane = new ControlPlaneGate({ ...CONTROL_PLANE_LIMITS, timeoutMs: config.controlPlaneTimeoutMs });
   const storedResponses = new StoredResponsesService(transactor, audit, responseStore);
   const webhookTargets = new WebhookTargetGuard({ allowPrivate: config.webhookAllowPrivate });
-  const webhooks = new WebhookService(database.orm, audit, accounts, credit, webhookTargets);
+  const webhooks = new WebhookService(
+    transactor,
+    { webhooks: new PgWebhookRepository(database.orm), creditAlerts: new PgCreditAlertRepository(database.orm), accounts: accountRows },
+    audit,
+    accounts,
+    credit,
+    webhookTargets,
+  );
   const dispatcher = new WebhookDispatcher({
     pool: database.pool,
     targets: webhookTargets,

@@ -2,9 +2,10 @@
 // caller's unit of work. The row lock is what other features take to order
 // their first writes for an account (guardrail overrides, credit alerts,
 // webhook creation).
-import { LockMode, UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
+import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import type { RateLimitJson } from '../../core/rate-limit';
 import { emOf } from '../pg-transactor';
+import { flushUnlessTaken } from '../pg-unique';
 import type { Tx } from '../transaction';
 import { AccountSchema, type Account } from './account.entity';
 
@@ -53,13 +54,7 @@ export class PgAccountRepository implements AccountRepository {
   async insert(tx: Tx, account: AccountRecord): Promise<boolean> {
     const em = emOf(tx);
     em.create(AccountSchema, account);
-    try {
-      await em.flush();
-      return true;
-    } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) return false;
-      throw error;
-    }
+    return flushUnlessTaken(em);
   }
 
   async list(): Promise<AccountRecord[]> {

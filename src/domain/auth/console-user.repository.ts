@@ -1,7 +1,8 @@
 // The console_users table: e-mail addresses are unique (lower-cased by the service).
-import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
+import { type MikroORM } from '@mikro-orm/postgresql';
 import type { Role } from '../actor';
 import { emOf } from '../pg-transactor';
+import { flushUnlessTaken } from '../pg-unique';
 import type { Tx } from '../transaction';
 import { ConsoleUserSchema, type ConsoleUser } from './console-user.entity';
 
@@ -37,13 +38,7 @@ export class PgConsoleUserRepository implements ConsoleUserRepository {
     const em = emOf(tx);
     const { accountId, ...rest } = user;
     em.create(ConsoleUserSchema, { ...rest, account: accountId });
-    try {
-      await em.flush();
-      return true;
-    } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) return false;
-      throw error;
-    }
+    return flushUnlessTaken(em);
   }
 
   count(): Promise<number> {

@@ -11,7 +11,7 @@ import type { Transactor } from '../transaction';
 import { zoneMonth } from '../zone-time';
 import type { CreditAlertRepository } from './credit-alert.repository';
 import { DEFAULT_THRESHOLDS, parseEvents, parseThresholds, reachedThreshold } from './webhook-events';
-import type { WebhookRecord, WebhookRepository } from './webhook.repository';
+import type { DeliveryRecord, WebhookRecord, WebhookRepository } from './webhook.repository';
 import { newWebhookSecret } from './webhook-signer';
 import type { WebhookTargetGuard } from './webhook-target';
 
@@ -24,18 +24,8 @@ export interface WebhookView {
   createdAt: Date;
 }
 
-export interface DeliveryView {
-  id: string;
-  eventId: string;
-  type: string;
-  state: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  nextAttemptAt: Date | null;
-  deliveredAt: Date | null;
-  createdAt: Date;
-}
+/** A delivery as the log shows it (the next attempt only while pending). */
+export type DeliveryView = DeliveryRecord;
 
 export interface CreditAlertsView {
   thresholds: number[];

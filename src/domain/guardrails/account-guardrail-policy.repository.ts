@@ -20,8 +20,10 @@ export interface GuardrailPolicyRepository {
   forAccount(accountId: string): Promise<GuardrailOverrideRecord[]>;
   /** The account's override of `rule`, read in the unit of work. */
   find(tx: Tx, accountId: string, rule: string): Promise<GuardrailOverrideRecord | null>;
-  /** Sets the account's override of the record's rule (adding it, or changing the one there). */
-  save(tx: Tx, override: GuardrailOverrideRecord): Promise<void>;
+  /** Adds an override of a rule the account has none of. */
+  insert(tx: Tx, override: GuardrailOverrideRecord): Promise<void>;
+  /** Changes an override's policy. */
+  update(tx: Tx, id: string, change: Pick<GuardrailOverrideRecord, 'policy' | 'updatedAt'>): Promise<void>;
   remove(tx: Tx, accountId: string, rule: string): Promise<void>;
 }
 
@@ -45,15 +47,18 @@ export class PgGuardrailPolicyRepository implements GuardrailPolicyRepository {
     return row ? record(row, accountId) : null;
   }
 
-  async save(tx: Tx, override: GuardrailOverrideRecord): Promise<void> {
+  async insert(tx: Tx, override: GuardrailOverrideRecord): Promise<void> {
+    const { accountId, ...rest } = override;
+    emOf(tx).create(AccountGuardrailPolicySchema, { ...rest, account: accountId });
+    await emOf(tx).flush();
+  }
+
+  async update(tx: Tx, id: string, change: Pick<GuardrailOverrideRecord, 'policy' | 'updatedAt'>): Promise<void> {
     const em = emOf(tx);
-    const row = await em.findOne(AccountGuardrailPolicySchema, { account: override.accountId, rule: override.rule });
-    if (row) {
-      row.policy = override.policy;
-      row.updatedAt = override.updatedAt;
-    } else {
-      em.create(AccountGuardrailPolicySchema, { id: override.id, account: override.accountId, rule: override.rule, policy: override.policy, updatedAt: override.updatedAt });
-    }
+    // Found in the unit of work's identity map: `find` read it there.
+    const row = await em.findOneOrFail(AccountGuardrailPolicySchema, { id });
+    row.policy = change.policy;
+    row.updatedAt = change.updatedAt;
     await em.flush();
   }
 

@@ -62,7 +62,7 @@ export class GuardrailPolicyService {
 
   constructor(
     private readonly transactor: Transactor,
-    private readonly overridesRepo: GuardrailPolicyRepository,
+    private readonly overrideRows: GuardrailPolicyRepository,
     private readonly accounts: AccountRepository,
     private readonly audit: AuditService,
     private readonly options: GuardrailPolicyOptions,
@@ -91,7 +91,8 @@ export class GuardrailPolicyService {
     return this.change(actor, known, async (tx, existing) => {
       const before = existing?.policy ?? this.defaults[known];
       const now = new Date();
-      await this.overridesRepo.save(tx, { id: existing?.id ?? newId('grp'), accountId: actor.accountId, rule: known, policy, updatedAt: now });
+      if (existing) await this.overrideRows.update(tx, existing.id, { policy, updatedAt: now });
+      else await this.overrideRows.insert(tx, { id: newId('grp'), accountId: actor.accountId, rule: known, policy, updatedAt: now });
       if (before !== policy) this.audit.record(tx, actor, 'guardrail.policy_set', null, { [known]: { from: before, to: policy } });
       return { override: { policy, updatedAt: now }, changed: true };
     });
@@ -107,7 +108,7 @@ export class GuardrailPolicyService {
     const known = knownRule(rule);
     return this.change(actor, known, async (tx, existing) => {
       if (!existing) return { override: undefined, changed: false };
-      await this.overridesRepo.remove(tx, actor.accountId, known);
+      await this.overrideRows.remove(tx, actor.accountId, known);
       // Audited even when the override equals today's default: the account stops being pinned to it.
       this.audit.record(tx, actor, 'guardrail.policy_reset', null, { [known]: { from: existing.policy, to: this.defaults[known] } });
       return { override: undefined, changed: true };
@@ -128,7 +129,7 @@ export class GuardrailPolicyService {
     const { override, changed } = await this.transactor.run(async (tx) => {
       const account = await this.accounts.lockForUpdate(tx, actor.accountId);
       if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
-      const outcome = await work(tx, await this.overridesRepo.find(tx, account.id, rule));
+      const outcome = await work(tx, await this.overrideRows.find(tx, account.id, rule));
       if (outcome.changed) await tx.notify(CHANNELS.accounts, account.id);
       return outcome;
     });
@@ -137,7 +138,7 @@ export class GuardrailPolicyService {
   }
 
   private async overrides(accountId: string): Promise<Map<string, Override>> {
-    const rows = await this.overridesRepo.forAccount(accountId);
+    const rows = await this.overrideRows.forAccount(accountId);
     // A stored rule the gateway no longer has is ignored rather than failing the account's every request.
     return new Map(rows.filter((row) => isBuiltInRule(row.rule)).map((row) => [row.rule, { policy: row.policy, updatedAt: row.updatedAt }]));
   }

@@ -15,10 +15,15 @@ export class MemoryGuardrailPolicyRepository extends MemoryRows<GuardrailOverrid
     return found ? structuredClone(found) : null;
   }
 
-  async save(_tx: Tx, override: GuardrailOverrideRecord): Promise<void> {
-    const existing = this.all().find((o) => o.accountId === override.accountId && o.rule === override.rule);
-    if (existing) Object.assign(existing, { policy: override.policy, updatedAt: override.updatedAt });
-    else this.rows.set(override.id, structuredClone(override));
+  async insert(_tx: Tx, override: GuardrailOverrideRecord): Promise<void> {
+    if (this.all().some((o) => o.accountId === override.accountId && o.rule === override.rule)) throw new Error('duplicate (account, rule)');
+    this.rows.set(override.id, structuredClone(override));
+  }
+
+  async update(_tx: Tx, id: string, change: Pick<GuardrailOverrideRecord, 'policy' | 'updatedAt'>): Promise<void> {
+    const row = this.rows.get(id);
+    if (!row) throw new Error(`no override ${id}`);
+    Object.assign(row, structuredClone(change));
   }
 
   async remove(_tx: Tx, accountId: string, rule: string): Promise<void> {

@@ -12,16 +12,20 @@ import type { ControlPlaneServices } from './control-plane/control-plane-service
 import { CHANNELS, ChangeFeed } from './db/change-feed';
 import type { Database } from './db/database';
 import { AccountService } from './domain/accounts/account.service';
+import { PgAccountRepository } from './domain/accounts/account.repository';
+import { PgTransactor } from './domain/pg-transactor';
 import { AuditService } from './domain/audit/audit.service';
 import { PgAuditRepository } from './domain/audit/audit.repository';
 import { GuardrailPolicyService } from './domain/guardrails/guardrail-policy.service';
+import { PgGuardrailPolicyRepository } from './domain/guardrails/account-guardrail-policy.repository';
 import { SessionService } from './domain/auth/session.service';
+import { PgConsoleSessionRepository } from './domain/auth/console-session.repository';
+import { PgConsoleUserRepository } from './domain/auth/console-user.repository';
 import { bootstrap, type FirstStartCredentials } from './domain/bootstrap';
 import { ApiKeyService } from './domain/keys/api-key.service';
 import { KeyRotationService } from './domain/keys/key-rotation.service';
 import { KeyRotationSweep } from './domain/keys/key-rotation.sweep';
 import { PgApiKeyRepository } from './domain/keys/api-key.repository';
-import { PgTransactor } from './domain/pg-transactor';
 import { StoredResponsesService } from './domain/stored/stored-responses.service';
 import { chatHandlers } from './data-plane/chat/chat.handlers';
 import { installDataPlane } from './data-plane/http/data-plane';
@@ -58,6 +62,8 @@ import { UsageQueryService } from './metering/usage-query.service';
 import type { BreakerOptions, Catalog } from './core/catalog.types';
 import { WebhookDispatcher } from './domain/webhooks/webhook-dispatcher';
 import { WebhookService } from './domain/webhooks/webhook.service';
+import { PgWebhookRepository } from './domain/webhooks/webhook.repository';
+import { PgCreditAlertRepository } from './domain/webhooks/credit-alert.repository';
 import { WebhookTargetGuard } from './domain/webhooks/webhook-target';
 import { Registry } from 'prom-client';
 import { clusterMetricsSource } from './metrics/cluster-metrics';
@@ -117,12 +123,14 @@ function breakerSettings(catalog: Catalog): (id: string) => BreakerOptions {
 
 /** The services bootstrap needs; createApp builds on the same ones. */
 function accountServices({ config, database, catalog }: AppOptions, changes?: ChangeFeed) {
+  const transactor = new PgTransactor(database.orm);
   const audit = new AuditService(new PgAuditRepository(database.orm));
-  const accounts = new AccountService(database.orm, audit, { timezone: config.timezone, currency: catalog.currency }, (accountId) =>
+  const accountRows = new PgAccountRepository(database.orm);
+  const accounts = new AccountService(transactor, accountRows, audit, { timezone: config.timezone, currency: catalog.currency }, (accountId) =>
     changes?.emitLocal(CHANNELS.accounts, accountId),
   );
-  const sessions = new SessionService(database.orm, config.sessionTtlHours * 3600_000);
-  return { audit, accounts, sessions };
+  const sessions = new SessionService(transactor, new PgConsoleUserRepository(database.orm), new PgConsoleSessionRepository(database.orm), config.sessionTtlHours * 3600_000);
+  return { transactor, audit, accountRows, accounts, sessions };
 }
 
 /**
@@ -145,12 +153,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   const changes = new ChangeFeed(database.url, logger.child({ component: 'change-feed' }));
   await changes.start();
 
-  const { audit, accounts, sessions } = accountServices(options, changes);
+  const { transactor, audit, accountRows, accounts, sessions } = accountServices(options, changes);
   const credit = new CreditMonitor(database.pool, catalog.minimalCallMicros);
   const models = { has: (name: string) => catalog.modelsByName.has(name), names: () => catalog.models.map((m) => m.name) };
   const keyChanged = (keyId: string) => changes.emitLocal(CHANNELS.keys, keyId);
   const keyRows = new PgApiKeyRepository(database.orm, database.pool);
-  const transactor = new PgTransactor(database.orm);
   const keys = new ApiKeyService(keyRows, transactor, accounts, audit, models, credit, keyChanged);
   const rotations = new KeyRotationService(keyRows, transactor, keys, audit, keyChanged);
   const rotationSweep = new KeyRotationSweep(keyRows, transactor, audit, logger.child({ component: 'key-rotation' }), keyChanged);
@@ -176,7 +183,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   // One guardrail engine per account's effective policies; a policy change
   // drops it here at once (the same local signal the account and key
   // services raise after their commits) and in every other process through NOTIFY.
-  const guardrailPolicies = new GuardrailPolicyService(database.orm, audit, {
+  const guardrailPolicies = new GuardrailPolicyService(transactor, new PgGuardrailPolicyRepository(database.orm), accountRows, audit, {
     catalogPolicies: catalog.guardrails.policies,
     onChange: (accountId) => changes.emitLocal(CHANNELS.accounts, accountId),
   });
@@ -201,9 +208,16 @@ export async function createApp(options: AppOptions): Promise<App> {
   const keyAuth = new KeyAuthenticator(keyRows, changes, credit);
   keyAuth.onLookup = (outcome) => metrics.keyLookup(outcome);
   const controlPlane = new ControlPlaneGate({ ...CONTROL_PLANE_LIMITS, timeoutMs: config.controlPlaneTimeoutMs });
-  const storedResponses = new StoredResponsesService(database.orm, audit, responseStore);
+  const storedResponses = new StoredResponsesService(transactor, audit, responseStore);
   const webhookTargets = new WebhookTargetGuard({ allowPrivate: config.webhookAllowPrivate });
-  const webhooks = new WebhookService(database.orm, audit, accounts, credit, webhookTargets);
+  const webhooks = new WebhookService(
+    transactor,
+    { webhooks: new PgWebhookRepository(database.orm), creditAlerts: new PgCreditAlertRepository(database.orm), accounts: accountRows },
+    audit,
+    accounts,
+    credit,
+    webhookTargets,
+  );
   const dispatcher = new WebhookDispatcher({
     pool: database.pool,
     targets: webhookTargets,

@@ -7,16 +7,21 @@ import { guardrailRule } from '../control-plane/rest/guardrail.handlers';
 import { createdKey, keySummary } from '../control-plane/rest/key.mapper';
 import { openDatabase } from '../db/database';
 import { AccountService, parseCreditLimit, parseCreditOverflow } from '../domain/accounts/account.service';
+import { PgAccountRepository } from '../domain/accounts/account.repository';
+import { PgTransactor } from '../domain/pg-transactor';
+import { rateLimitOf } from '../control-plane/rest/account.mapper';
 import type { Actor } from '../domain/actor';
 import { AuditService } from '../domain/audit/audit.service';
 import { PgAuditRepository } from '../domain/audit/audit.repository';
 import { GuardrailPolicyService } from '../domain/guardrails/guardrail-policy.service';
+import { PgGuardrailPolicyRepository } from '../domain/guardrails/account-guardrail-policy.repository';
 import { ApiKeyService } from '../domain/keys/api-key.service';
 import { PgApiKeyRepository } from '../domain/keys/api-key.repository';
-import { PgTransactor } from '../domain/pg-transactor';
 import { parseRateLimit } from '../core/rate-limit';
 import { KeyRotationService } from '../domain/keys/key-rotation.service';
 import { SessionService } from '../domain/auth/session.service';
+import { PgConsoleSessionRepository } from '../domain/auth/console-session.repository';
+import { PgConsoleUserRepository } from '../domain/auth/console-user.repository';
 import { AppError } from '../errors';
 import { formatMicros } from '../core/decimal';
 import { CreditMonitor } from '../metering/credit-monitor';
@@ -107,9 +112,11 @@ async function run(argv: string[]): Promise<unknown> {
   const catalog = await loadCatalog(config.catalogPath, config.upstreamEnv);
   const database = await openDatabase(config);
   try {
+    const transactor = new PgTransactor(database.orm);
     const audit = new AuditService(new PgAuditRepository(database.orm));
-    const accounts = new AccountService(database.orm, audit, { timezone: config.timezone, currency: catalog.currency });
-    const sessions = new SessionService(database.orm, config.sessionTtlHours * 3600_000);
+    const accountRows = new PgAccountRepository(database.orm);
+    const accounts = new AccountService(transactor, accountRows, audit, { timezone: config.timezone, currency: catalog.currency });
+    const sessions = new SessionService(transactor, new PgConsoleUserRepository(database.orm), new PgConsoleSessionRepository(database.orm), config.sessionTtlHours * 3600_000);
     const view = (a: Awaited<ReturnType<AccountService['get']>>) => ({
       account_id: a.id,
       name: a.name,
@@ -153,23 +160,23 @@ async function run(argv: string[]): Promise<unknown> {
       }
       case 'key-defaults set': {
         // The rate limit new keys of the account get.
-        const defaults = await accounts.setKeyDefaults(operator(required(values, 'account')), { rate_limit: rateLimitOption(values) });
+        const defaults = await accounts.setKeyDefaults(operator(required(values, 'account')), { rateLimit: rateLimitOf(rateLimitOption(values)) });
         return { rate_limit: defaults.rateLimit };
       }
       case 'key rate-limit': {
         // One key's limit, through the same update (and checks, audit and change notice) as REST and GraphQL.
         const account = await accounts.get(required(values, 'account'));
         const models = { has: (name: string) => catalog.modelsByName.has(name), names: () => catalog.models.map((m) => m.name) };
-        const keys = new ApiKeyService(new PgApiKeyRepository(database.orm, database.pool), new PgTransactor(database.orm), accounts, audit, models, new CreditMonitor(database.pool, catalog.minimalCallMicros));
+        const keys = new ApiKeyService(new PgApiKeyRepository(database.orm, database.pool), transactor, accounts, audit, models, new CreditMonitor(database.pool, catalog.minimalCallMicros));
         return keySummary(await keys.update(operator(account.id), required(values, 'key'), { rateLimit: parseRateLimit(rateLimitOption(values)) }));
       }
       case 'guardrail set':
       case 'guardrail reset': {
         const account = await accounts.get(required(values, 'account'));
-        const guardrails = new GuardrailPolicyService(database.orm, audit, { catalogPolicies: catalog.guardrails.policies });
+        const guardrails = new GuardrailPolicyService(transactor, new PgGuardrailPolicyRepository(database.orm), accountRows, audit, { catalogPolicies: catalog.guardrails.policies });
         const rule =
           command === 'guardrail set'
-            ? await guardrails.set(operator(account.id), required(values, 'rule'), required(values, 'policy'))
+            ? await guardrails.set(operator(account.id), { rule: required(values, 'rule'), policy: required(values, 'policy') })
             : await guardrails.reset(operator(account.id), required(values, 'rule'));
         return { account_id: account.id, ...guardrailRule(rule) };
       }
@@ -177,7 +184,6 @@ async function run(argv: string[]): Promise<unknown> {
         const account = await accounts.get(required(values, 'account'));
         const models = { has: (name: string) => catalog.modelsByName.has(name), names: () => catalog.models.map((m) => m.name) };
         const keyRows = new PgApiKeyRepository(database.orm, database.pool);
-        const transactor = new PgTransactor(database.orm);
         const keys = new ApiKeyService(keyRows, transactor, accounts, audit, models, new CreditMonitor(database.pool, catalog.minimalCallMicros));
         const grace = values['grace-hours'];
         // A non-number reaches the service as NaN, which it refuses naming grace_hours.

@@ -2,7 +2,7 @@
 // session up in their onRequest hook (session-first.ts) and keep it on the
 // request, so handlers and resolvers never read the Authorization header.
 import type { FastifyRequest } from 'fastify';
-import type { Actor } from '../domain/actor';
+import { assertCanMutate, type Actor } from '../domain/actor';
 import { appError } from '../errors';
 
 declare module 'fastify' {
@@ -16,5 +16,16 @@ declare module 'fastify' {
 export function actorOf(request: FastifyRequest): Actor {
   const actor = request.actor;
   if (!actor) throw appError('missingSession');
+  return actor;
+}
+
+/**
+ * The caller of a change, checked before its body is read: a viewer gets
+ * 403 whatever it sent, as the domain would answer it, and learns nothing of
+ * the body's rules. The service checks the role again.
+ */
+export function mutatorOf(request: FastifyRequest): Actor {
+  const actor = actorOf(request);
+  assertCanMutate(actor);
   return actor;
 }

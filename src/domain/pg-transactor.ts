@@ -27,6 +27,3 @@ export function emOf(tx: Tx): EntityManager {
   if (!(tx instanceof PgTx)) throw new TypeError('a PostgreSQL repository was handed a unit of work of another store');
   return tx.em;
 }
-
-/** For code still holding an EntityManager inside `inTransaction`: the same transaction as a Tx. */
-export const txOf = (em: EntityManager): Tx => new PgTx(em);

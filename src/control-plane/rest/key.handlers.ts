@@ -5,16 +5,17 @@ import type { SessionService } from '../../domain/auth/session.service';
 import type { AccountService } from '../../domain/accounts/account.service';
 import type { AuditService } from '../../domain/audit/audit.service';
 import type { OperationHandler } from '../../http/openapi-router';
-import { assertCanMutate } from '../../domain/actor';
-import { actorOf } from '../request-actor';
+import { actorOf, mutatorOf } from '../request-actor';
+import { keyDefaultsInput } from './account.mapper';
 import { createKeyInput, createdKey, keySummary, rotateKeyInput, updateKeyInput } from './key.mapper';
 import { enumParam, intParam, stringParam } from './query-params';
+import { loginInput } from './session.mapper';
 
 export function sessionHandlers(sessions: SessionService): Record<string, OperationHandler> {
   return {
     createSession: async ({ request, reply, body }) => {
-      const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-      const grant = await sessions.login(record.email, record.password, request.ip);
+      const { email, password } = loginInput(body);
+      const grant = await sessions.login(email, password, request.ip);
       void reply.code(201);
       return { token: grant.token, expires_at: grant.expiresAt.toISOString(), user: { id: grant.user.id, email: grant.user.email, role: grant.user.role, account_id: grant.user.accountId } };
     },
@@ -30,7 +31,7 @@ export function sessionHandlers(sessions: SessionService): Record<string, Operat
 export function keyDefaultsHandlers(accounts: AccountService): Record<string, OperationHandler> {
   return {
     getKeyDefaults: async ({ request }) => ({ rate_limit: (await accounts.keyDefaults(actorOf(request))).rateLimit }),
-    setKeyDefaults: async ({ request, body }) => ({ rate_limit: (await accounts.setKeyDefaults(actorOf(request), body)).rateLimit }),
+    setKeyDefaults: async ({ request, body }) => ({ rate_limit: (await accounts.setKeyDefaults(mutatorOf(request), keyDefaultsInput(body))).rateLimit }),
   };
 }
 
@@ -49,22 +50,19 @@ export function keyHandlers(keys: ApiKeyService, rotations: KeyRotationService, 
       return { total: page.total, page: page.page, page_size: page.pageSize, items: page.items.map(keySummary) };
     },
     createKey: async ({ request, reply, body }) => {
-      // A viewer hears that it may not write before what is wrong with its body (the service checks the role too).
-      assertCanMutate(actorOf(request));
-      const created = await keys.create(actorOf(request), createKeyInput(body));
+      const created = await keys.create(mutatorOf(request), createKeyInput(body));
       void reply.code(201);
       return createdKey(created);
     },
     getKey: async ({ request, params }) => keySummary(await keys.get(actorOf(request), params.api_key_id!)),
     updateKey: async ({ request, params, body }) => {
-      assertCanMutate(actorOf(request));
-      return keySummary(await keys.update(actorOf(request), params.api_key_id!, updateKeyInput(body)));
+      return keySummary(await keys.update(mutatorOf(request), params.api_key_id!, updateKeyInput(body)));
     },
     suspendKey: async ({ request, params }) => keySummary(await keys.suspend(actorOf(request), params.api_key_id!)),
     resumeKey: async ({ request, params }) => keySummary(await keys.resume(actorOf(request), params.api_key_id!)),
     cancelKey: async ({ request, params }) => keySummary(await keys.cancel(actorOf(request), params.api_key_id!)),
     rotateKey: async ({ request, reply, params, body }) => {
-      const rotated = await rotations.rotate(actorOf(request), params.api_key_id!, rotateKeyInput(body));
+      const rotated = await rotations.rotate(mutatorOf(request), params.api_key_id!, rotateKeyInput(body));
       void reply.code(201);
       return createdKey(rotated);
     },

@@ -1,8 +1,9 @@
 import type { CreditAlertsView, DeliveryView, WebhookService, WebhookView } from '../../domain/webhooks/webhook.service';
 import type { components } from '../../generated/control';
 import type { OperationHandler } from '../../http/openapi-router';
-import { actorOf } from '../request-actor';
+import { actorOf, mutatorOf } from '../request-actor';
 import { intParam } from './query-params';
+import { creditAlertsInput, webhookInput } from './webhook.mapper';
 
 type Schemas = components['schemas'];
 
@@ -35,10 +36,10 @@ const delivery = (view: DeliveryView): Schemas['WebhookDelivery'] => ({
 export function webhookHandlers(webhooks: WebhookService): Record<string, OperationHandler> {
   return {
     getCreditAlerts: async ({ request }) => creditAlerts(await webhooks.creditAlerts(actorOf(request))),
-    setCreditAlerts: async ({ request, body }) => creditAlerts(await webhooks.setCreditAlerts(actorOf(request), body)),
+    setCreditAlerts: async ({ request, body }) => creditAlerts(await webhooks.setCreditAlerts(mutatorOf(request), creditAlertsInput(body))),
     listWebhooks: async ({ request }) => ({ items: (await webhooks.list(actorOf(request))).map(webhook) }),
     createWebhook: async ({ request, reply, body }) => {
-      const created = await webhooks.create(actorOf(request), body);
+      const created = await webhooks.create(mutatorOf(request), webhookInput(body));
       void reply.code(201);
       return { ...webhook(created.webhook), secret: created.secret } satisfies Schemas['CreatedWebhook'];
     },

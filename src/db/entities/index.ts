@@ -1,9 +1,9 @@
-import { AccountSchema } from './account.entity';
-import { AccountGuardrailPolicySchema } from './account-guardrail-policy.entity';
+import { AccountSchema } from '../../domain/accounts/account.entity';
+import { AccountGuardrailPolicySchema } from '../../domain/guardrails/account-guardrail-policy.entity';
 import { ApiKeySchema } from '../../domain/keys/api-key.entity';
 import { AuditEventSchema } from '../../domain/audit/audit-event.entity';
-import { ConsoleSessionSchema } from './console-session.entity';
-import { ConsoleUserSchema } from './console-user.entity';
+import { ConsoleSessionSchema } from '../../domain/auth/console-session.entity';
+import { ConsoleUserSchema } from '../../domain/auth/console-user.entity';
 import { AccountCreditAlertSchema, WebhookDeliverySchema, WebhookEventSchema, WebhookSchema } from '../../domain/webhooks/webhook.entity';
 import { ConversationItemSchema, ConversationSchema, StoredItemSchema, StoredResponseSchema } from './stored-response.entity';
 

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { AccountSchema } from './account.entity';
+import { AccountSchema } from '../../domain/accounts/account.entity';
 
 /**
  * A Responses-form call kept for `previous_response_id`, `item_reference`

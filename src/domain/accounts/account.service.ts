@@ -1,15 +1,13 @@
-import { txOf } from '../pg-transactor';
-import { LockMode, UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
 import { isValidTimeZone } from '../../config';
-import { CHANNELS, notifyChange } from '../../db/change-feed';
-import { AccountSchema } from '../../db/entities/account.entity';
+import { CHANNELS } from '../../db/change-feed';
 import { newId } from '../../db/ids';
 import { conflict, invalid, notFound } from '../../errors';
 import { parseDecimal, toMicros, toSafeNumber } from '../../core/decimal';
 import { assertCanMutate, type Actor } from '../actor';
 import { parseRateLimit, type RateLimitJson } from '../../core/rate-limit';
 import type { AuditService } from '../audit/audit.service';
-import { inTransaction } from '../../db/transaction';
+import type { Transactor } from '../transaction';
+import type { AccountRecord, AccountRepository } from './account.repository';
 
 export interface AccountView {
   id: string;
@@ -43,87 +41,94 @@ export function parseCreditLimit(text: string, field = 'credit_limit'): number |
   }
 }
 
-const toView = (a: InstanceType<typeof AccountSchema.class>): AccountView => ({
+const toView = (a: AccountRecord): AccountView => ({
   id: a.id,
   name: a.name,
   timezone: a.timezone,
   currency: a.currency,
-  creditLimitMicros: a.creditLimitMicros ?? null,
+  creditLimitMicros: a.creditLimitMicros,
   creditOverflow: parseCreditOverflow(a.creditOverflow),
   createdAt: a.createdAt,
 });
 
+export interface CreateAccountInput {
+  name: string;
+  /** IANA zone; the gateway's default when absent. */
+  timezone?: string;
+  creditLimitMicros?: number | null;
+}
+
+/** The defaults new keys of an account get. */
+export interface KeyDefaultsInput {
+  /** null = no rate limit. */
+  rateLimit: RateLimitJson | null;
+}
+
+const accountNotFound = (accountId: string) => notFound('account_not_found', `account ${accountId} not found`);
+
 export class AccountService {
   constructor(
-    private readonly orm: MikroORM,
+    private readonly transactor: Transactor,
+    private readonly accounts: AccountRepository,
     private readonly audit: AuditService,
     private readonly defaults: { timezone: string; currency: string },
     /** Called after an account change commits (the process-local half of NOTIFY). */
     private readonly onCommitted: (accountId: string) => void = () => undefined,
   ) {}
 
-  async create(input: { name: string; timezone?: string; creditLimitMicros?: number | null }): Promise<AccountView> {
+  async create(input: CreateAccountInput): Promise<AccountView> {
     const name = input.name.trim();
     if (name.length < 1 || name.length > 128) throw invalid('name', 'name must be 1–128 characters');
     const timezone = input.timezone ?? this.defaults.timezone;
     if (!isValidTimeZone(timezone)) throw invalid('timezone', `timezone "${timezone}" is not an IANA time zone`);
-    const em = this.orm.em.fork();
-    const account = em.create(AccountSchema, {
+    const account: AccountRecord = {
       id: newId('acc'),
       name,
       timezone,
       currency: this.defaults.currency,
       creditLimitMicros: input.creditLimitMicros ?? null,
+      creditOverflow: 'refuse',
+      keyRateLimit: null,
       createdAt: new Date(),
+    };
+    await this.transactor.run(async (tx) => {
+      if (!(await this.accounts.insert(tx, account))) throw conflict('account_name_taken', `an account named "${name}" exists`, 'name');
     });
-    try {
-      await em.flush();
-    } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) throw conflict('account_name_taken', `an account named "${name}" exists`, 'name');
-      throw error;
-    }
     return toView(account);
   }
 
   async list(): Promise<AccountView[]> {
-    const rows = await this.orm.em.fork().find(AccountSchema, {}, { orderBy: { createdAt: 'asc' } });
-    return rows.map(toView);
+    return (await this.accounts.list()).map(toView);
   }
 
   async get(accountId: string): Promise<AccountView> {
-    const account = await this.orm.em.fork().findOne(AccountSchema, { id: accountId });
-    if (!account) throw notFound('account_not_found', `account ${accountId} not found`);
+    const account = await this.accounts.get(accountId);
+    if (!account) throw accountNotFound(accountId);
     return toView(account);
   }
 
   async findByName(name: string): Promise<AccountView | null> {
-    const account = await this.orm.em.fork().findOne(AccountSchema, { name });
+    const account = await this.accounts.findByName(name);
     return account ? toView(account) : null;
   }
 
   /** The rate limit new keys of the account get unless their creation names one (null = none). */
   async keyDefaults(actor: Actor): Promise<{ rateLimit: RateLimitJson | null }> {
-    const account = await this.orm.em.fork().findOne(AccountSchema, { id: actor.accountId });
-    if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
-    return { rateLimit: account.keyRateLimit ?? null };
+    const account = await this.accounts.get(actor.accountId);
+    if (!account) throw accountNotFound(actor.accountId);
+    return { rateLimit: account.keyRateLimit };
   }
 
   /** Sets the defaults for new keys (owners and admins); existing keys keep their limits. */
-  async setKeyDefaults(actor: Actor, body: unknown): Promise<{ rateLimit: RateLimitJson | null }> {
+  async setKeyDefaults(actor: Actor, input: KeyDefaultsInput): Promise<{ rateLimit: RateLimitJson | null }> {
     assertCanMutate(actor);
-    if (typeof body !== 'object' || body === null || Array.isArray(body) || !('rate_limit' in body)) {
-      throw invalid('rate_limit', 'rate_limit is required: an object with requests_per_minute, tokens_per_minute, concurrent_requests, or null for none');
-    }
-    for (const name of Object.keys(body)) {
-      if (name !== 'rate_limit') throw invalid(name, `unknown field "${name}"; allowed: rate_limit`, 'unknown_field');
-    }
-    const rateLimit = parseRateLimit((body as { rate_limit: unknown }).rate_limit);
-    return inTransaction(this.orm, async (em) => {
-      const account = await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
-      this.audit.record(txOf(em), actor, 'account.key_defaults_set', null, { rate_limit: { from: account.keyRateLimit ?? null, to: rateLimit } });
-      account.keyRateLimit = rateLimit;
-      await em.flush();
+    // The budgets' ranges hold whichever transport the limit came through (an all-null limit is none).
+    const rateLimit = parseRateLimit(input.rateLimit);
+    return this.transactor.run(async (tx) => {
+      const account = await this.accounts.lockForUpdate(tx, actor.accountId);
+      if (!account) throw accountNotFound(actor.accountId);
+      this.audit.record(tx, actor, 'account.key_defaults_set', null, { rate_limit: { from: account.keyRateLimit, to: rateLimit } });
+      await this.accounts.update(tx, account.id, { keyRateLimit: rateLimit });
       return { rateLimit };
     });
   }
@@ -134,21 +139,21 @@ export class AccountService {
    * gateway through NOTIFY.
    */
   async setCreditLimit(actor: Actor, creditLimitMicros: number | null | undefined, creditOverflow?: CreditOverflow): Promise<AccountView> {
-    const view = await inTransaction(this.orm, async (em) => {
-      const account = await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
+    const view = await this.transactor.run(async (tx) => {
+      const account = await this.accounts.lockForUpdate(tx, actor.accountId);
+      if (!account) throw accountNotFound(actor.accountId);
       const changes: Record<string, { from: unknown; to: unknown }> = {};
       if (creditLimitMicros !== undefined) {
-        changes.credit_limit_micros = { from: account.creditLimitMicros ?? null, to: creditLimitMicros };
+        changes.credit_limit_micros = { from: account.creditLimitMicros, to: creditLimitMicros };
         account.creditLimitMicros = creditLimitMicros;
       }
       if (creditOverflow !== undefined) {
         changes.credit_overflow = { from: account.creditOverflow, to: creditOverflow };
         account.creditOverflow = creditOverflow;
       }
-      this.audit.record(txOf(em), actor, 'account.credit_limit_set', null, changes);
-      await em.flush();
-      await notifyChange(em, CHANNELS.accounts, account.id);
+      this.audit.record(tx, actor, 'account.credit_limit_set', null, changes);
+      await this.accounts.update(tx, account.id, { creditLimitMicros, creditOverflow });
+      await tx.notify(CHANNELS.accounts, account.id);
       return toView(account);
     });
     this.onCommitted(view.id);

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { AccountSchema } from '../../db/entities/account.entity';
+import { AccountSchema } from '../accounts/account.entity';
 
 export type AuditChanges = Record<string, { from: unknown; to: unknown }>;
 

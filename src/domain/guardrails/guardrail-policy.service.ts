@@ -4,11 +4,7 @@
 // until the account resets it. A change is audited and announced on the
 // accounts channel, so every gateway process drops the account's cached
 // guardrail engine.
-import { txOf } from '../pg-transactor';
-import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { CHANNELS, notifyChange } from '../../db/change-feed';
-import { AccountSchema } from '../../db/entities/account.entity';
-import { AccountGuardrailPolicySchema, type AccountGuardrailPolicy } from '../../db/entities/account-guardrail-policy.entity';
+import { CHANNELS } from '../../db/change-feed';
 import { newId } from '../../db/ids';
 import { invalid, notFound } from '../../errors';
 import type { DetectorCategory } from '../../guardrails/detector.types';
@@ -22,8 +18,10 @@ import {
   type GuardrailPolicy,
 } from '../../guardrails/guardrail-policy';
 import { assertCanMutate, type Actor } from '../actor';
+import type { AccountRepository } from '../accounts/account.repository';
 import type { AuditService } from '../audit/audit.service';
-import { inTransaction } from '../../db/transaction';
+import type { Transactor, Tx } from '../transaction';
+import type { GuardrailOverrideRecord, GuardrailPolicyRepository } from './account-guardrail-policy.repository';
 
 export interface GuardrailRuleView {
   rule: string;
@@ -50,11 +48,22 @@ interface Override {
   updatedAt: Date;
 }
 
+/** One rule's policy for the actor's account (both checked against the known names). */
+export interface SetGuardrailPolicyInput {
+  rule: string;
+  policy: string;
+}
+
+/** The 400 naming `policy`: what a policy may be. */
+export const invalidPolicy = () => invalid('policy', `policy must be one of: ${GUARDRAIL_POLICIES.join(', ')}`);
+
 export class GuardrailPolicyService {
   private readonly defaults: GuardrailPolicies;
 
   constructor(
-    private readonly orm: MikroORM,
+    private readonly transactor: Transactor,
+    private readonly overrideRows: GuardrailPolicyRepository,
+    private readonly accounts: AccountRepository,
     private readonly audit: AuditService,
     private readonly options: GuardrailPolicyOptions,
   ) {
@@ -74,20 +83,17 @@ export class GuardrailPolicyService {
   }
 
   /** Sets one rule's policy for the actor's account; owners and admins only. */
-  async set(actor: Actor, rule: unknown, policy: unknown): Promise<GuardrailRuleView> {
+  async set(actor: Actor, input: SetGuardrailPolicyInput): Promise<GuardrailRuleView> {
     assertCanMutate(actor);
-    const known = knownRule(rule);
-    if (!isGuardrailPolicy(policy)) throw invalid('policy', `policy must be one of: ${GUARDRAIL_POLICIES.join(', ')}`);
-    return this.change(actor, known, (em, existing) => {
+    const known = knownRule(input.rule);
+    const policy = input.policy;
+    if (!isGuardrailPolicy(policy)) throw invalidPolicy();
+    return this.change(actor, known, async (tx, existing) => {
       const before = existing?.policy ?? this.defaults[known];
       const now = new Date();
-      if (existing) {
-        existing.policy = policy;
-        existing.updatedAt = now;
-      } else {
-        em.create(AccountGuardrailPolicySchema, { id: newId('grp'), account: actor.accountId, rule: known, policy, updatedAt: now });
-      }
-      if (before !== policy) this.audit.record(txOf(em), actor, 'guardrail.policy_set', null, { [known]: { from: before, to: policy } });
+      if (existing) await this.overrideRows.update(tx, existing.id, { policy, updatedAt: now });
+      else await this.overrideRows.insert(tx, { id: newId('grp'), accountId: actor.accountId, rule: known, policy, updatedAt: now });
+      if (before !== policy) this.audit.record(tx, actor, 'guardrail.policy_set', null, { [known]: { from: before, to: policy } });
       return { override: { policy, updatedAt: now }, changed: true };
     });
   }
@@ -97,14 +103,14 @@ export class GuardrailPolicyService {
    * (built-in or catalog) again, later catalog changes included; owners and
    * admins only. Without an override nothing changes: no audit, no NOTIFY.
    */
-  async reset(actor: Actor, rule: unknown): Promise<GuardrailRuleView> {
+  async reset(actor: Actor, rule: string): Promise<GuardrailRuleView> {
     assertCanMutate(actor);
     const known = knownRule(rule);
-    return this.change(actor, known, (em, existing) => {
+    return this.change(actor, known, async (tx, existing) => {
       if (!existing) return { override: undefined, changed: false };
-      em.remove(existing);
+      await this.overrideRows.remove(tx, actor.accountId, known);
       // Audited even when the override equals today's default: the account stops being pinned to it.
-      this.audit.record(txOf(em), actor, 'guardrail.policy_reset', null, { [known]: { from: existing.policy, to: this.defaults[known] } });
+      this.audit.record(tx, actor, 'guardrail.policy_reset', null, { [known]: { from: existing.policy, to: this.defaults[known] } });
       return { override: undefined, changed: true };
     });
   }
@@ -118,14 +124,13 @@ export class GuardrailPolicyService {
   private async change(
     actor: Actor,
     rule: string,
-    work: (em: EntityManager, existing: AccountGuardrailPolicy | null) => { override: Override | undefined; changed: boolean },
+    work: (tx: Tx, existing: GuardrailOverrideRecord | null) => Promise<{ override: Override | undefined; changed: boolean }>,
   ): Promise<GuardrailRuleView> {
-    const { override, changed } = await inTransaction(this.orm, async (em) => {
-      const account = await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const { override, changed } = await this.transactor.run(async (tx) => {
+      const account = await this.accounts.lockForUpdate(tx, actor.accountId);
       if (!account) throw notFound('account_not_found', `account ${actor.accountId} not found`);
-      const outcome = work(em, await em.findOne(AccountGuardrailPolicySchema, { account: account.id, rule }));
-      await em.flush();
-      if (outcome.changed) await notifyChange(em, CHANNELS.accounts, account.id);
+      const outcome = await work(tx, await this.overrideRows.find(tx, account.id, rule));
+      if (outcome.changed) await tx.notify(CHANNELS.accounts, account.id);
       return outcome;
     });
     if (changed) this.options.onChange?.(actor.accountId);
@@ -133,7 +138,7 @@ export class GuardrailPolicyService {
   }
 
   private async overrides(accountId: string): Promise<Map<string, Override>> {
-    const rows = await this.orm.em.fork().find(AccountGuardrailPolicySchema, { account: accountId });
+    const rows = await this.overrideRows.forAccount(accountId);
     // A stored rule the gateway no longer has is ignored rather than failing the account's every request.
     return new Map(rows.filter((row) => isBuiltInRule(row.rule)).map((row) => [row.rule, { policy: row.policy, updatedAt: row.updatedAt }]));
   }
@@ -152,7 +157,7 @@ export class GuardrailPolicyService {
 }
 
 /** The rule name if it is one of the built-in rules (an allow-list), else the 400 naming `rule`. */
-function knownRule(rule: unknown): string {
+function knownRule(rule: string): string {
   if (!isBuiltInRule(rule)) throw invalid('rule', `rule must be one of: ${[...BUILT_IN_RULES.keys()].join(', ')}`, 'unknown_guardrail_rule');
   return rule;
 }

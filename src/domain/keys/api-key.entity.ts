@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { AccountSchema } from '../../db/entities/account.entity';
+import { AccountSchema } from '../accounts/account.entity';
 import type { RateLimitJson } from '../../core/rate-limit';
 
 export const API_KEY_STORED_STATUSES = ['active', 'suspended', 'cancelled'] as const;

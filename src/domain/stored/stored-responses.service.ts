@@ -2,12 +2,10 @@
 // the account's keys stored (responses and conversations), audited. Keys'
 // own lifecycle never deletes them (a cancelled key's responses stay until
 // they expire or are purged).
-import { txOf } from '../pg-transactor';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { inTransaction } from '../../db/transaction';
 import { appError } from '../../errors';
 import type { Actor } from '../actor';
 import type { AuditService } from '../audit/audit.service';
+import type { Transactor } from '../transaction';
 
 /** What the service needs of the store: one account's rows gone, and how many. */
 export interface AccountStorePurge {
@@ -16,7 +14,7 @@ export interface AccountStorePurge {
 
 export class StoredResponsesService {
   constructor(
-    private readonly orm: MikroORM,
+    private readonly transactor: Transactor,
     private readonly audit: AuditService,
     private readonly store: AccountStorePurge,
   ) {}
@@ -26,9 +24,8 @@ export class StoredResponsesService {
     if (actor.role !== 'owner') throw appError('ownerOnly');
     const deleted = await this.store.purgeAccount(actor.accountId);
     // Batches commit as they go (no long transaction over a large table): the audit event follows the last one.
-    await inTransaction(this.orm, async (em) => {
-      this.audit.record(txOf(em), actor, 'stored_responses.purge', null, { stored_responses: { from: deleted, to: 0 } });
-      await em.flush();
+    await this.transactor.run(async (tx) => {
+      this.audit.record(tx, actor, 'stored_responses.purge', null, { stored_responses: { from: deleted, to: 0 } });
     });
     return deleted;
   }

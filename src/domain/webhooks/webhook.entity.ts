@@ -4,7 +4,7 @@
 // row per event and subscribed endpoint (a trigger fans events out), which
 // the dispatcher of any gateway process claims, sends and retries.
 import { defineEntity, p } from '@mikro-orm/core';
-import { AccountSchema } from '../../db/entities/account.entity';
+import { AccountSchema } from '../accounts/account.entity';
 
 export const AccountCreditAlertSchema = defineEntity({
   name: 'AccountCreditAlert',

@@ -1,19 +1,17 @@
 // Credit-alert thresholds and webhook endpoints of an account (issue 31).
 // Owners and admins change them; viewers may read both (a secret is only
 // ever shown in the answer to the creation).
-import { txOf } from '../pg-transactor';
-import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
-import { AccountSchema } from '../../db/entities/account.entity';
-import { isObject } from '../../core/json-edit';
 import { newId } from '../../db/ids';
-import { inTransaction } from '../../db/transaction';
 import { invalid, notFound } from '../../errors';
+import type { AccountRepository } from '../accounts/account.repository';
 import type { AccountService } from '../accounts/account.service';
 import { assertCanMutate, type Actor } from '../actor';
 import type { AuditService } from '../audit/audit.service';
+import type { Transactor } from '../transaction';
 import { zoneMonth } from '../zone-time';
-import { AccountCreditAlertSchema, WebhookDeliverySchema, WebhookSchema, type Webhook } from './webhook.entity';
+import type { CreditAlertRepository } from './credit-alert.repository';
 import { DEFAULT_THRESHOLDS, parseEvents, parseThresholds, reachedThreshold } from './webhook-events';
+import type { DeliveryRecord, WebhookRecord, WebhookRepository } from './webhook.repository';
 import { newWebhookSecret } from './webhook-signer';
 import type { WebhookTargetGuard } from './webhook-target';
 
@@ -26,18 +24,8 @@ export interface WebhookView {
   createdAt: Date;
 }
 
-export interface DeliveryView {
-  id: string;
-  eventId: string;
-  type: string;
-  state: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  nextAttemptAt: Date | null;
-  deliveredAt: Date | null;
-  createdAt: Date;
-}
+/** A delivery as the log shows it (the next attempt only while pending). */
+export type DeliveryView = DeliveryRecord;
 
 export interface CreditAlertsView {
   thresholds: number[];
@@ -52,19 +40,30 @@ export interface MonthUsage {
   monthToDate(account: { id: string; timezone: string }): Promise<{ month: string; amountMicros: number }>;
 }
 
-const toView = (w: Webhook): WebhookView => ({ id: w.id, url: w.url, events: w.events, createdAt: w.createdAt });
+const toView = (w: WebhookRecord): WebhookView => ({ id: w.id, url: w.url, events: w.events, createdAt: w.createdAt });
 
-/** A body's fields beyond `allowed` are refused (400 naming the first), as the contract says. */
-function onlyFields(body: unknown, allowed: readonly string[]): void {
-  if (!isObject(body)) return;
-  for (const name of Object.keys(body)) {
-    if (!allowed.includes(name)) throw invalid(name, `unknown field "${name}"; allowed: ${allowed.join(', ')}`, 'unknown_field');
-  }
+/** An account's credit-alert thresholds: percentages of the monthly limit. */
+export interface CreditAlertsInput {
+  thresholds: number[];
+}
+
+/** A new webhook endpoint: where to, and which events. */
+export interface WebhookInput {
+  url: string;
+  events: string[];
+}
+
+/** The tables the service reads and writes; the account row's lock orders first settings and creations. */
+export interface WebhookRepositories {
+  webhooks: WebhookRepository;
+  creditAlerts: CreditAlertRepository;
+  accounts: AccountRepository;
 }
 
 export class WebhookService {
   constructor(
-    private readonly orm: MikroORM,
+    private readonly transactor: Transactor,
+    private readonly repos: WebhookRepositories,
     private readonly audit: AuditService,
     private readonly accounts: AccountService,
     private readonly usage: MonthUsage,
@@ -73,52 +72,44 @@ export class WebhookService {
 
   async creditAlerts(actor: Actor): Promise<CreditAlertsView> {
     const account = await this.accounts.get(actor.accountId);
-    const row = await this.orm.em.fork().findOne(AccountCreditAlertSchema, { account: actor.accountId });
-    const thresholds = row?.thresholds ?? [...DEFAULT_THRESHOLDS];
+    const thresholds = (await this.repos.creditAlerts.thresholds(actor.accountId)) ?? [...DEFAULT_THRESHOLDS];
     if (account.creditLimitMicros === null) return { thresholds, month: zoneMonth(account.timezone), reachedThreshold: null };
     const { month, amountMicros } = await this.usage.monthToDate(account);
     return { thresholds, month, reachedThreshold: reachedThreshold(thresholds, account.creditLimitMicros, amountMicros) };
   }
 
-  async setCreditAlerts(actor: Actor, body: unknown): Promise<CreditAlertsView> {
+  async setCreditAlerts(actor: Actor, input: CreditAlertsInput): Promise<CreditAlertsView> {
     assertCanMutate(actor);
-    onlyFields(body, ['thresholds']);
-    const thresholds = parseThresholds(isObject(body) ? body.thresholds : undefined);
-    await inTransaction(this.orm, async (em) => {
+    const thresholds = parseThresholds(input.thresholds);
+    await this.transactor.run(async (tx) => {
       // The account row's lock orders concurrent first settings (both would insert the thresholds row).
-      await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      const row = await em.findOne(AccountCreditAlertSchema, { account: actor.accountId });
-      const before = row?.thresholds ?? [...DEFAULT_THRESHOLDS];
-      if (row) row.thresholds = thresholds;
-      else em.create(AccountCreditAlertSchema, { account: actor.accountId, thresholds, updatedAt: new Date() });
+      await this.repos.accounts.lockForUpdate(tx, actor.accountId);
+      const before = (await this.repos.creditAlerts.replace(tx, actor.accountId, thresholds)) ?? [...DEFAULT_THRESHOLDS];
       if (JSON.stringify(before) !== JSON.stringify(thresholds)) {
-        this.audit.record(txOf(em), actor, 'account.credit_alerts_set', null, { thresholds: { from: before, to: thresholds } });
+        this.audit.record(tx, actor, 'account.credit_alerts_set', null, { thresholds: { from: before, to: thresholds } });
       }
     });
     return this.creditAlerts(actor);
   }
 
   async list(actor: Actor): Promise<WebhookView[]> {
-    const rows = await this.orm.em.fork().find(WebhookSchema, { account: actor.accountId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-    return rows.map(toView);
+    return (await this.repos.webhooks.list(actor.accountId)).map(toView);
   }
 
   /** Creates an endpoint; its signing secret is in this answer and nowhere else. */
-  async create(actor: Actor, body: unknown): Promise<{ webhook: WebhookView; secret: string }> {
+  async create(actor: Actor, input: WebhookInput): Promise<{ webhook: WebhookView; secret: string }> {
     assertCanMutate(actor);
-    onlyFields(body, ['url', 'events']);
-    const record = isObject(body) ? body : {};
-    const events = parseEvents(record.events);
-    const url = (await this.targets.check(record.url)).toString();
+    const events = parseEvents(input.events);
+    const url = (await this.targets.check(input.url)).toString();
     const secret = newWebhookSecret();
-    const webhook = await inTransaction(this.orm, async (em) => {
+    const webhook: WebhookRecord = { id: newId('whk'), accountId: actor.accountId, url, events, createdAt: new Date() };
+    await this.transactor.run(async (tx) => {
       // The account row's lock orders concurrent creations, so the endpoint cap holds.
-      await em.findOne(AccountSchema, { id: actor.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      const count = await em.count(WebhookSchema, { account: actor.accountId });
+      await this.repos.accounts.lockForUpdate(tx, actor.accountId);
+      const count = await this.repos.webhooks.count(tx, actor.accountId);
       if (count >= MAX_WEBHOOKS_PER_ACCOUNT) throw invalid('url', `an account has at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first`, 'too_many_webhooks');
-      const created = em.create(WebhookSchema, { id: newId('whk'), account: actor.accountId, url, events, secret, createdAt: new Date() });
-      this.audit.record(txOf(em), actor, 'webhook.create', null, { webhook_id: { from: null, to: created.id }, url: { from: null, to: url }, events: { from: null, to: events } });
-      return created;
+      await this.repos.webhooks.insert(tx, webhook, secret);
+      this.audit.record(tx, actor, 'webhook.create', null, { webhook_id: { from: null, to: webhook.id }, url: { from: null, to: url }, events: { from: null, to: events } });
     });
     return { webhook: toView(webhook), secret };
   }
@@ -126,39 +117,19 @@ export class WebhookService {
   /** Deletes an endpoint with its pending deliveries and log. */
   async delete(actor: Actor, id: string): Promise<void> {
     assertCanMutate(actor);
-    await inTransaction(this.orm, async (em) => {
-      const webhook = await em.findOne(WebhookSchema, { id, account: actor.accountId });
+    await this.transactor.run(async (tx) => {
+      const webhook = await this.repos.webhooks.remove(tx, actor.accountId, id);
       if (!webhook) throw webhookNotFound(id);
-      em.remove(webhook);
-      this.audit.record(txOf(em), actor, 'webhook.delete', null, { webhook_id: { from: webhook.id, to: null }, url: { from: webhook.url, to: null }, events: { from: webhook.events, to: null } });
+      this.audit.record(tx, actor, 'webhook.delete', null, { webhook_id: { from: webhook.id, to: null }, url: { from: webhook.url, to: null }, events: { from: webhook.events, to: null } });
     });
   }
 
   /** The endpoint's delivery log, newest first. */
   async deliveries(actor: Actor, id: string, page: { page: number; pageSize: number }): Promise<{ total: number; items: DeliveryView[] }> {
-    const em = this.orm.em.fork();
-    const webhook = await em.findOne(WebhookSchema, { id, account: actor.accountId });
-    if (!webhook) throw webhookNotFound(id);
-    const [rows, total] = await em.findAndCount(
-      WebhookDeliverySchema,
-      { webhook: id },
-      { populate: ['event'], orderBy: { createdAt: 'desc', id: 'desc' }, limit: page.pageSize, offset: (page.page - 1) * page.pageSize },
-    );
-    return {
-      total,
-      items: rows.map((d) => ({
-        id: d.id,
-        eventId: d.event.id,
-        type: d.event.type,
-        state: d.state,
-        attempts: d.attempts,
-        lastStatusCode: d.lastStatusCode ?? null,
-        lastError: d.lastError ?? null,
-        nextAttemptAt: d.state === 'pending' ? (d.nextAttemptAt ?? null) : null,
-        deliveredAt: d.deliveredAt ?? null,
-        createdAt: d.createdAt,
-      })),
-    };
+    if (!(await this.repos.webhooks.get(actor.accountId, id))) throw webhookNotFound(id);
+    const { total, items } = await this.repos.webhooks.deliveries(id, { limit: page.pageSize, offset: (page.page - 1) * page.pageSize });
+    // Only a pending delivery has a next attempt to show.
+    return { total, items: items.map((d) => ({ ...d, nextAttemptAt: d.state === 'pending' ? d.nextAttemptAt : null })) };
   }
 }
 

@@ -6,6 +6,10 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { WebhookDispatcher } from '../../../src/domain/webhooks/webhook-dispatcher';
+import { PgAccountRepository } from '../../../src/domain/accounts/account.repository';
+import { PgTransactor } from '../../../src/domain/pg-transactor';
+import { PgCreditAlertRepository } from '../../../src/domain/webhooks/credit-alert.repository';
+import { PgWebhookRepository } from '../../../src/domain/webhooks/webhook.repository';
 import { WebhookService } from '../../../src/domain/webhooks/webhook.service';
 import { verifySignature } from '../../../src/domain/webhooks/webhook-signer';
 import { WebhookTargetGuard, type Resolver } from '../../../src/domain/webhooks/webhook-target';
@@ -198,7 +202,8 @@ describe('webhooks: endpoints, signed delivery, retries, SSRF (REST)', function 
     const rebinding: Resolver = async () => [{ address: answers[Math.min(lookups++, answers.length - 1)]!, family: 4 }];
     const guard = new WebhookTargetGuard({ allowPrivate: false, resolve: rebinding });
     const { services } = strict.app;
-    const service = new WebhookService(testDb.orm, services.audit, services.accounts, services.credit, guard);
+    const repos = { webhooks: new PgWebhookRepository(testDb.orm), creditAlerts: new PgCreditAlertRepository(testDb.orm), accounts: new PgAccountRepository(testDb.orm) };
+    const service = new WebhookService(new PgTransactor(testDb.orm), repos, services.audit, services.accounts, services.credit, guard);
     const account = await createAccount(strict);
     const actor = { accountId: account.accountId, userId: null, label: 'test', role: 'owner' as const, ip: null };
     const port = new URL(receiver.origin).port;

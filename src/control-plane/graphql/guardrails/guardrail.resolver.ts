@@ -35,7 +35,7 @@ export class GuardrailResolver {
     @Arg('rule', () => String) rule: string,
     @Arg('policy', () => String, { description: 'block | redact | flag | off' }) policy: string,
   ): Promise<GuardrailPolicyType> {
-    return toGuardrailPolicyType(await this.policies.set(actor, rule, policy));
+    return toGuardrailPolicyType(await this.policies.set(actor, { rule, policy }));
   }
 
   @Mutation(() => GuardrailPolicyType, { description: 'Drops the account’s policy for one rule, so it follows the default again; owners and admins only.' })

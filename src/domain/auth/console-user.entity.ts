@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { AccountSchema } from './account.entity';
+import { AccountSchema } from '../accounts/account.entity';
 
 export const ConsoleUserSchema = defineEntity({
   name: 'ConsoleUser',

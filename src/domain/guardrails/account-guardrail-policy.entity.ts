@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { GUARDRAIL_POLICIES } from '../../guardrails/guardrail-policy';
-import { AccountSchema } from './account.entity';
+import { AccountSchema } from '../accounts/account.entity';
 
 /**
  * An account's override of one guardrail rule's policy (docs/architecture.md §6). Rules

@@ -13,6 +13,7 @@ import { connectDatabase } from '../src/db/database';
 import { AppError } from '../src/errors';
 import { RateAdmission, RateLimiter, type RateLimit } from '../src/metering/rate-limiter';
 import { scratchDatabase } from '../test/support/db';
+import { entities } from '../src/entities';
 
 const TARGET_US = 5;
 const CALLS = 200;
@@ -57,7 +58,7 @@ export async function runRateLimitBench(): Promise<void> {
 /** Two limiters (own pools, own holders) on one database: 200 calls at once against each kind of limit. */
 async function overshoot(): Promise<void> {
   const scratch = await scratchDatabase(`gw_bench_rate_${Date.now().toString(36)}`, process.env.DATABASE_URL);
-  const databases = [await connectDatabase(scratch.url), await connectDatabase(scratch.url, { migrate: false })];
+  const databases = [await connectDatabase(scratch.url, { entities }), await connectDatabase(scratch.url, { entities, migrate: false })];
   const [a, b] = databases.map((db) => new RateLimiter(db.pool, { leaseTtlMs: 15_000, logger: pino({ level: 'silent' }) })) as [RateLimiter, RateLimiter];
   const pick = (i: number): RateLimiter => (i % 2 ? a : b);
   try {

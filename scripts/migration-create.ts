@@ -3,9 +3,10 @@
 // Add the new class to src/db/migrations/index.ts, which the gateway runs.
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/database';
+import { entities } from '../src/entities';
 
 const config = loadConfig();
-const db = await openDatabase(config, { authoring: true });
+const db = await openDatabase(config, { entities, authoring: true });
 try {
   const blank = process.argv.includes('--blank');
   const result = await db.orm.migrator.create(undefined, blank);

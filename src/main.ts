@@ -12,6 +12,7 @@ import { tuneHeapGrowth } from './heap';
 import { createLogger } from './logger';
 import { loadCatalog } from './routing/catalog';
 import type { Logger } from 'pino';
+import { entities } from './entities';
 
 /** One serving process: the whole gateway, or one cluster worker (`workerId`). */
 async function serve(config: Config, logger: Logger, workerId: number | undefined): Promise<void> {
@@ -20,7 +21,7 @@ async function serve(config: Config, logger: Logger, workerId: number | undefine
 
   logger.info({ database: config.databaseUrl ? 'external' : 'embedded' }, 'opening database');
   // A worker's primary has migrated and bootstrapped already.
-  const database = await openDatabase(config, { logger, migrate: workerId === undefined });
+  const database = await openDatabase(config, { entities, logger, migrate: workerId === undefined });
   // Loaded here, not at the top: a cluster primary never needs the app's modules.
   const { createApp } = await import('./app');
   const app = await createApp({

@@ -27,6 +27,7 @@ import { formatMicros } from '../core/decimal';
 import { CreditMonitor } from '../metering/credit-monitor';
 import { UsageQueryService } from '../metering/usage-query.service';
 import { loadCatalog } from '../routing/catalog';
+import { entities } from '../entities';
 
 const USAGE = `usage: npm run admin -- <command>
   account create --name N [--timezone Z] [--credit-limit D]
@@ -110,7 +111,7 @@ async function run(argv: string[]): Promise<unknown> {
 
   const config = loadConfig();
   const catalog = await loadCatalog(config.catalogPath, config.upstreamEnv);
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, { entities });
   try {
     const transactor = new PgTransactor(database.orm);
     const audit = new AuditService(new PgAuditRepository(database.orm));

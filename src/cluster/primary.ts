@@ -16,6 +16,7 @@ import { connectDatabase, startDatabaseServer } from '../db/database';
 import type { FirstStartCredentials } from '../domain/bootstrap';
 import { serveClusterMetrics } from '../metrics/cluster-metrics';
 import { loadCatalog } from '../routing/catalog';
+import { entities } from '../entities';
 
 export interface PrimaryHooks {
   /** Every worker listens: show the first-start credentials, if any, once. */
@@ -32,7 +33,7 @@ export async function runPrimary(config: Config, logger: Logger, hooks: PrimaryH
   const catalog = await loadCatalog(config.catalogPath, config.upstreamEnv);
   const server = await startDatabaseServer(config, log);
   let firstStart: FirstStartCredentials | null;
-  const database = await connectDatabase(server.url, { logger: log });
+  const database = await connectDatabase(server.url, { entities, logger: log });
   try {
     const { bootstrapInstallation } = await import('../app');
     firstStart = await bootstrapInstallation({ config, database, logger: log, catalog });

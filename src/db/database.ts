@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { startEmbeddedPostgres } from './embedded';
-import { migrate, openOrm } from './orm';
+import { migrate, openOrm, type EntityList } from './orm';
 
 // bigint (int8) and numeric come back as strings by default; our bigints are
 // token counts and micro-units that fit easily in a double's 2^53.
@@ -52,6 +52,8 @@ const DEFAULT_CONTROL_PLANE_TIMEOUT_MS = 10_000;
 const PROBE_BOUNDS = { connectionTimeoutMillis: 2_000, statement_timeout: 2_000, query_timeout: 3_000, keepAlive: true } as const;
 
 export interface OpenOptions {
+  /** The tables the ORM maps (src/entities.ts). */
+  entities: EntityList;
   logger?: Logger;
   migrate?: boolean;
   /** Migrations from src/db/migrations rather than the compiled-in list (see ormOptions). */
@@ -60,7 +62,7 @@ export interface OpenOptions {
   controlPlaneTimeoutMs?: number;
 }
 
-export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
+export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
   const server = await startDatabaseServer(config, options.logger);
   return connectDatabase(server.url, { controlPlaneTimeoutMs: config.controlPlaneTimeoutMs, ...options, onClose: () => server.stop() });
 }
@@ -90,9 +92,9 @@ export async function startDatabaseServer(config: Config, logger?: Logger): Prom
 
 export async function connectDatabase(
   url: string,
-  options: OpenOptions & { onClose?: (() => Promise<void>) | undefined } = {},
+  options: OpenOptions & { onClose?: (() => Promise<void>) | undefined },
 ): Promise<Database> {
-  const orm = await openOrm(url, { authoring: options.authoring ?? false });
+  const orm = await openOrm(url, options.entities, { authoring: options.authoring ?? false });
   if (options.migrate !== false) await migrate(orm);
   const pool = new pg.Pool({ connectionString: url, max: 8, idleTimeoutMillis: 30_000, ...HOT_PATH_BOUNDS });
   pool.on('error', (error) => options.logger?.warn({ err: error.message }, 'idle database connection failed'));

@@ -2,13 +2,15 @@ import path from 'node:path';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
 import { PROJECT_ROOT } from '../paths';
-import { entities } from './entities/index';
 import { MIGRATIONS } from './migrations/index';
 
 const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'src', 'db', 'migrations');
 
 /** Tables maintained by hand-written SQL migrations (partitioning is not expressible in entities). */
 export const SQL_MANAGED_TABLES = [/^usage_records/, 'account_month_usage', 'settlement_closures', 'credit_leases'];
+
+/** The entities the ORM maps: the composition root's list (src/entities.ts), so this layer imports nothing above it. */
+export type EntityList = NonNullable<Options['entities']>;
 
 export interface OrmOptionsExtra {
   poolMax?: number;
@@ -20,7 +22,7 @@ export interface OrmOptionsExtra {
   authoring?: boolean;
 }
 
-export function ormOptions(clientUrl: string, extra: OrmOptionsExtra = {}): Options {
+export function ormOptions(clientUrl: string, entities: EntityList, extra: OrmOptionsExtra = {}): Options {
   const { poolMax = 20, authoring = false } = extra;
   return defineConfig({
     clientUrl,
@@ -41,8 +43,8 @@ export function ormOptions(clientUrl: string, extra: OrmOptionsExtra = {}): Opti
   });
 }
 
-export async function openOrm(clientUrl: string, extra?: OrmOptionsExtra): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(clientUrl, extra));
+export async function openOrm(clientUrl: string, entities: EntityList, extra?: OrmOptionsExtra): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(clientUrl, entities, extra));
 }
 
 /** Applies committed migrations; called at start-up and once per test run. */

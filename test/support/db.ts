@@ -9,6 +9,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config';
 import { connectDatabase, type Database } from '../../src/db/database';
 import { startEmbeddedPostgres } from '../../src/db/embedded';
+import { entities } from '../../src/entities';
 
 let opened: Promise<{ database: Database; dispose: () => Promise<void> }> | undefined;
 
@@ -63,7 +64,7 @@ export async function scratchDatabase(name: string, serverUrl: string | undefine
 
 async function open(): Promise<{ database: Database; dispose: () => Promise<void> }> {
   const scratch = await scratchDatabase(`gw_test_${process.pid}_${Date.now().toString(36)}`, loadConfig().databaseUrl);
-  const database = await connectDatabase(scratch.url);
+  const database = await connectDatabase(scratch.url, { entities });
   return {
     database,
     dispose: async () => {

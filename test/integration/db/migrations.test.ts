@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import { openOrm } from '../../../src/db/orm';
 import { testDatabase } from '../../support/db';
+import { entities } from '../../../src/entities';
 
 describe('database schema', () => {
   it('has a committed migration for every entity change (entities = snapshot)', async () => {
     const db = await testDatabase();
     // The snapshot beside the migration files is read in authoring mode only.
-    const orm = await openOrm(db.url, { authoring: true, poolMax: 1 });
+    const orm = await openOrm(db.url, entities, { authoring: true, poolMax: 1 });
     try {
       const drift = await orm.migrator.checkSchema();
       expect(drift, 'entities differ from src/db/migrations/.snapshot.json: run npm run migration:create').to.equal(false);

@@ -13,6 +13,7 @@ import { api, createAccount, createKey, startTestApp, type TestApp } from '../..
 import { freePort } from '../../support/db';
 import { catalogJson, mockProvider } from '../../support/mock-catalog';
 import { messagesBody, startCall, type CallResult } from '../../support/sse-client';
+import { entities } from '../../../src/entities';
 
 interface Outcome extends CallResult {
   stream: boolean;
@@ -44,7 +45,7 @@ describe('durability: PostgreSQL stops and restarts under load', function () {
     // As root, initdb runs as `postgres`, which must reach the directory.
     await chmod(dir, 0o755);
     embedded = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'gw_restart', persistent: true });
-    database = await connectDatabase(embedded.url);
+    database = await connectDatabase(embedded.url, { entities });
     t = await startTestApp({
       database,
       catalog: catalogJson({ sim: mockProvider({ chunk_delay_ms: 2 }) }, { fast: [{ provider: 'sim', model: 'sim-fast' }] }),

@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
 import { startEmbeddedPostgres } from './embedded';
 import { migrate, openOrm, type EntityList } from './orm';
 
@@ -51,6 +50,17 @@ const DEFAULT_CONTROL_PLANE_TIMEOUT_MS = 10_000;
 /** /readyz answers within a load balancer's usual health-check timeout, or says the database is not there. */
 const PROBE_BOUNDS = { connectionTimeoutMillis: 2_000, statement_timeout: 2_000, query_timeout: 3_000, keepAlive: true } as const;
 
+/** What opening the database reads of the configuration (config.ts's Config has these fields). */
+export interface DatabaseSettings {
+  /** DATABASE_URL; unset: the embedded cluster under `dataDir/pg`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  systemDataDir: string;
+  embeddedPgPort: number;
+  /** GATEWAY_CONTROL_PLANE_TIMEOUT_MS: the report pool's statement_timeout. */
+  controlPlaneTimeoutMs: number;
+}
+
 export interface OpenOptions {
   /** The tables the ORM maps (src/entities.ts). */
   entities: EntityList;
@@ -62,7 +72,7 @@ export interface OpenOptions {
   controlPlaneTimeoutMs?: number;
 }
 
-export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
+export async function openDatabase(config: DatabaseSettings, options: OpenOptions): Promise<Database> {
   const server = await startDatabaseServer(config, options.logger);
   return connectDatabase(server.url, { controlPlaneTimeoutMs: config.controlPlaneTimeoutMs, ...options, onClose: () => server.stop() });
 }
@@ -77,7 +87,7 @@ export interface DatabaseServer {
  * DATABASE_URL's server, or the embedded cluster under `dataDir/pg`, started
  * if need be (the GATEWAY_WORKERS primary starts it once for its workers).
  */
-export async function startDatabaseServer(config: Config, logger?: Logger): Promise<DatabaseServer> {
+export async function startDatabaseServer(config: Omit<DatabaseSettings, 'controlPlaneTimeoutMs'>, logger?: Logger): Promise<DatabaseServer> {
   if (config.databaseUrl !== undefined) return { url: config.databaseUrl, stop: async () => undefined };
   return startEmbeddedPostgres({
     dataDir: path.join(config.dataDir, 'pg'),

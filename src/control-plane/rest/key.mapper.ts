@@ -3,6 +3,7 @@ import type { CreatedKey, KeyView } from '../../domain/keys/api-key.service';
 import { DIMENSIONS, KEY_FIELDS, KEY_RULES, type CreateKeyInput, type UpdateKeyInput } from '../../domain/keys/key-input';
 import { GRACE_HOURS_RULE, type RotateKeyInput } from '../../domain/keys/key-rotation.service';
 import { invalid } from '../../errors';
+import { objectBody } from './wire-body';
 
 /** A key summary as the REST control plane shows it (never the secret). */
 export function keySummary(key: KeyView) {
@@ -34,16 +35,7 @@ export function createdKey(created: CreatedKey) {
 // service's rules, the same for every transport.
 
 function keyBody(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('body', 'the request body must be a JSON object');
-  }
-  const record = body as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    if (!(KEY_FIELDS as readonly string[]).includes(key)) {
-      throw invalid(key, `unknown field "${key}"; allowed: ${KEY_FIELDS.join(', ')}`, 'unknown_field');
-    }
-  }
-  return record;
+  return objectBody(body, KEY_FIELDS);
 }
 
 function stringField(value: unknown, field: string, rule: string): string {
@@ -94,12 +86,7 @@ export function updateKeyInput(body: unknown): UpdateKeyInput {
 /** `POST /api/v1/keys/{id}/rotate`: no body, or `{grace_hours}` (null = the default). */
 export function rotateKeyInput(body: unknown): RotateKeyInput {
   if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw invalid('body', 'the request body must be a JSON object');
-  const record = body as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    if (key !== 'grace_hours') throw invalid(key, `unknown field "${key}"; allowed: grace_hours`, 'unknown_field');
-  }
-  const value = record.grace_hours;
+  const value = objectBody(body, ['grace_hours']).grace_hours;
   if (value === undefined || value === null) return {};
   if (typeof value !== 'number') throw invalid('grace_hours', GRACE_HOURS_RULE);
   return { graceHours: value };

@@ -41,7 +41,8 @@ export function parseCreditLimit(text: string, field = 'credit_limit'): number |
   }
 }
 
-const toView = (a: AccountRecord): AccountView => ({
+/** An account as every reader sees it (the key lookup's join too): the overflow setting parsed. */
+export const accountView = (a: Omit<AccountRecord, 'keyRateLimit'>): AccountView => ({
   id: a.id,
   name: a.name,
   timezone: a.timezone,
@@ -94,22 +95,22 @@ export class AccountService {
     await this.transactor.run(async (tx) => {
       if (!(await this.accounts.insert(tx, account))) throw conflict('account_name_taken', `an account named "${name}" exists`, 'name');
     });
-    return toView(account);
+    return accountView(account);
   }
 
   async list(): Promise<AccountView[]> {
-    return (await this.accounts.list()).map(toView);
+    return (await this.accounts.list()).map(accountView);
   }
 
   async get(accountId: string): Promise<AccountView> {
     const account = await this.accounts.get(accountId);
     if (!account) throw accountNotFound(accountId);
-    return toView(account);
+    return accountView(account);
   }
 
   async findByName(name: string): Promise<AccountView | null> {
     const account = await this.accounts.findByName(name);
-    return account ? toView(account) : null;
+    return account ? accountView(account) : null;
   }
 
   /** The rate limit new keys of the account get unless their creation names one (null = none). */
@@ -154,7 +155,7 @@ export class AccountService {
       this.audit.record(tx, actor, 'account.credit_limit_set', null, changes);
       await this.accounts.update(tx, account.id, { creditLimitMicros, creditOverflow });
       await tx.notify(CHANNELS.accounts, account.id);
-      return toView(account);
+      return accountView(account);
     });
     this.onCommitted(view.id);
     return view;

@@ -5,11 +5,12 @@
 // ORM and one round trip). Metering's usage transaction updates used_tokens
 // and last_used_at itself (usage-recorder.ts): that write commits with the
 // usage record it counts.
-import { LockMode, UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
+import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { RateLimitJson } from '../../core/rate-limit';
-import { parseCreditOverflow, type AccountView } from '../accounts/account.service';
+import { accountView, type AccountView } from '../accounts/account.service';
 import { emOf } from '../pg-transactor';
+import { flushUnlessTaken } from '../pg-unique';
 import type { Tx } from '../transaction';
 import { ApiKeySchema, type ApiKey } from './api-key.entity';
 import type { KeyStatus, StoredStatus } from './key-status';
@@ -172,15 +173,15 @@ const grantOf = (row: GrantRow): KeyGrant => ({
   cancelsAt: row.cancels_at,
   modelScope: row.model_scope,
   rateLimit: row.rate_limit,
-  account: {
+  account: accountView({
     id: row.account_id,
     name: row.account_name,
     timezone: row.timezone,
     currency: row.currency,
     creditLimitMicros: row.credit_limit_micros,
-    creditOverflow: parseCreditOverflow(row.credit_overflow),
+    creditOverflow: row.credit_overflow,
     createdAt: row.account_created_at,
-  },
+  }),
 });
 
 export class PgApiKeyRepository implements ApiKeyRepository, KeyGrants {
@@ -247,7 +248,8 @@ export class PgApiKeyRepository implements ApiKeyRepository, KeyGrants {
   async insert(tx: Tx, key: ApiKeyRecord): Promise<KeyWrite> {
     const em = emOf(tx);
     em.create(ApiKeySchema, this.row(key));
-    return written(() => em.flush());
+    // A live-name clash (the partial unique index) is a result, not a driver error.
+    return (await flushUnlessTaken(em)) ? 'written' : 'name_taken';
   }
 
   async update(tx: Tx, id: string, changes: ApiKeyChanges): Promise<KeyWrite> {
@@ -261,7 +263,8 @@ export class PgApiKeyRepository implements ApiKeyRepository, KeyGrants {
     if (changes.rateLimit !== undefined) key.rateLimit = changes.rateLimit;
     if (changes.status !== undefined) key.status = changes.status;
     if (changes.cancelledAt !== undefined) key.cancelledAt = changes.cancelledAt;
-    return written(() => em.flush());
+    // A live-name clash (the partial unique index) is a result, not a driver error.
+    return (await flushUnlessTaken(em)) ? 'written' : 'name_taken';
   }
 
   async handOver(tx: Tx, oldId: string, old: HandOver, successor: ApiKeyRecord): Promise<void> {
@@ -305,16 +308,5 @@ export class PgApiKeyRepository implements ApiKeyRepository, KeyGrants {
   private row(key: ApiKeyRecord) {
     const { accountId, ...fields } = key;
     return { ...fields, account: accountId, updatedAt: key.createdAt };
-  }
-}
-
-/** Runs a flush; a live-name clash (the partial unique index) is a result, not a driver error. */
-async function written(flush: () => Promise<void>): Promise<KeyWrite> {
-  try {
-    await flush();
-    return 'written';
-  } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) return 'name_taken';
-    throw error;
   }
 }
